@@ -1,0 +1,58 @@
+#pragma once
+// Helpers shared by the core test suites: fresh seeded inputs and error measures.
+//
+// Every run draws new inputs: the base seed comes from std::random_device unless the
+// environment sets ATTN_TEST_SEED, and each case reports its seed through doctest's INFO, so a
+// failure prints the seed that reproduces it.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <random>
+#include <string>
+
+#include "attn/random.hpp"
+#include "attn/tensor.hpp"
+
+namespace attn::test {
+
+inline std::uint64_t base_seed() {
+    static const std::uint64_t seed = []() -> std::uint64_t {
+        if (const char* env = std::getenv("ATTN_TEST_SEED")) return std::stoull(env);
+        std::random_device rd;
+        return (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
+    }();
+    return seed;
+}
+
+// A new seed for every call, derived from the run's base seed.
+inline std::uint64_t next_seed() {
+    static std::uint64_t counter = 0;
+    return splitmix64(base_seed() + ++counter);
+}
+
+inline Tensor4<double> randn(Shape4 shape, std::uint64_t seed) { return random_normal(shape, seed); }
+
+// Rounds to float and back, so a double reference sees exactly the inputs a float run sees.
+inline Tensor4<double> float_rounded(const Tensor4<double>& t) {
+    return tensor_cast<double>(tensor_cast<float>(t));
+}
+
+template <class A, class B>
+double max_abs_diff(const A& a, const B& b) {
+    REQUIRE(a.size() == b.size());
+    double worst = 0;
+    for (std::size_t n = 0; n < a.size(); ++n) {
+        const double x = static_cast<double>(a[n]), y = static_cast<double>(b[n]);
+        if (std::isinf(x) || std::isinf(y)) {
+            if (x != y) return INFINITY;
+            continue;
+        }
+        worst = std::max(worst, std::abs(x - y));
+    }
+    return worst;
+}
+
+}  // namespace attn::test

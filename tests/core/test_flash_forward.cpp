@@ -1,0 +1,195 @@
+// flash_forward: tiled exact attention against the dense reference in double, and its trace.
+#include <cmath>
+#include <tuple>
+
+#include "attn/attention/flash_forward.hpp"
+#include "attn/attention/sdpa.hpp"
+#include "support.hpp"
+
+using namespace attn;
+
+namespace {
+
+// float inputs, float accumulation, N(0,1) data with |O| <= max|V|: observed errors are ~1e-6;
+// 2e-5 leaves room for long rows without hiding a wrong rescale (which shows up as >1e-2).
+constexpr double kFloatTol = 2e-5;
+constexpr double kDoubleTol = 1e-12;
+
+struct Inputs {
+    Tensor4<double> q, k, v;
+};
+
+Inputs random_inputs(Shape4 qs, std::size_t kv_heads, std::size_t kv_len, std::size_t value_dim, std::uint64_t seed) {
+    return {test::float_rounded(test::randn(qs, seed)),
+            test::float_rounded(test::randn({qs.batch, kv_heads, kv_len, qs.dim}, seed + 1)),
+            test::float_rounded(test::randn({qs.batch, kv_heads, kv_len, value_dim}, seed + 2))};
+}
+
+// Runs flash_forward in float and in double and compares both with sdpa in double.
+void check_against_reference(const Inputs& in, const FlashOptions& fo) {
+    SdpaOptions so;
+    static_cast<AttentionOptions&>(so) = fo;
+    const auto ref = sdpa(in.q, in.k, in.v, so);
+    const auto f32 = flash_forward(tensor_cast<float>(in.q), tensor_cast<float>(in.k), tensor_cast<float>(in.v), fo);
+    const auto f64 = flash_forward(in.q, in.k, in.v, fo);
+    CHECK(test::max_abs_diff(f32.output.data, ref.output.data) < kFloatTol);
+    CHECK(test::max_abs_diff(f32.lse, ref.lse) < kFloatTol);
+    CHECK(test::max_abs_diff(f64.output.data, ref.output.data) < kDoubleTol);
+    CHECK(test::max_abs_diff(f64.lse, ref.lse) < kDoubleTol);
+}
+
+std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+TEST_CASE("flash_forward equals sdpa for odd sizes, L != S, both causal alignments and ragged blocks") {
+    const std::size_t lengths[] = {1, 3, 17, 113, 127, 129};
+    const std::pair<std::size_t, std::size_t> blocks[] = {{16, 16}, {7, 5}, {64, 32}, {1, 128}};
+    for (std::size_t L : lengths) {
+        for (std::size_t S : {std::size_t{1}, std::size_t{17}, std::size_t{129}, L}) {
+            for (Causal causal : {Causal::none, Causal::top_left, Causal::bottom_right}) {
+                const auto [br, bc] = blocks[(L + S + static_cast<std::size_t>(causal)) % 4];
+                const std::uint64_t seed = test::next_seed();
+                INFO("seed=" << seed << " L=" << L << " S=" << S << " causal=" << static_cast<int>(causal) << " Br="
+                             << br << " Bc=" << bc);
+                FlashOptions o;
+                o.block_q = br;
+                o.block_k = bc;
+                o.causal = causal;
+                check_against_reference(random_inputs({1, 2, L, 16}, 2, S, 16, seed), o);
+            }
+        }
+    }
+}
+
+TEST_CASE("flash_forward handles GQA, a value width different from the key width, and masks") {
+    const std::uint64_t seed = test::next_seed();
+    INFO("seed=" << seed);
+    const Inputs in = random_inputs({2, 6, 37, 24}, 2, 53, 9, seed);
+    FlashOptions o;
+    o.block_q = 8;
+    o.block_k = 16;
+    check_against_reference(in, o);
+    o.causal = Causal::bottom_right;
+    check_against_reference(in, o);
+    o.causal = Causal::none;
+
+    std::vector<std::uint8_t> allowed(37 * 53);
+    for (std::size_t n = 0; n < allowed.size(); ++n) allowed[n] = (n * 2654435761u >> 7) % 3 != 0;
+    for (std::size_t j = 0; j < 53; ++j) allowed[5 * 53 + j] = 0;  // row 5 sees nothing
+    o.mask = AttentionMask::boolean({1, 1, 37, 53}, allowed);
+    check_against_reference(in, o);
+    const auto r = flash_forward(in.q, in.k, in.v, o);
+    CHECK(r.lse[5] == -INFINITY);
+    for (std::size_t c = 0; c < 9; ++c) CHECK(r.output.at(0, 0, 5, c) == 0.0);
+
+    std::vector<float> bias(6 * 53);
+    for (std::size_t n = 0; n < bias.size(); ++n) bias[n] = static_cast<float>(std::sin(0.37 * static_cast<double>(n)));
+    o.mask = AttentionMask::additive({1, 6, 1, 53}, bias);  // per-head ALiBi-like bias, broadcast over rows
+    check_against_reference(in, o);
+}
+
+TEST_CASE("fully masked rows under bottom-right causality are zeros with lse = -inf") {
+    const std::uint64_t seed = test::next_seed();
+    INFO("seed=" << seed);
+    const Inputs in = random_inputs({1, 1, 40, 8}, 1, 9, 8, seed);
+    FlashOptions o;
+    o.causal = Causal::bottom_right;
+    o.block_q = 16;
+    o.block_k = 4;
+    check_against_reference(in, o);
+    const auto r = flash_forward(tensor_cast<float>(in.q), tensor_cast<float>(in.k), tensor_cast<float>(in.v), o);
+    for (std::size_t i = 0; i < 31; ++i) {
+        CHECK(r.lse[i] == -INFINITY);
+        for (std::size_t c = 0; c < 8; ++c) CHECK(r.output.at(0, 0, i, c) == 0.0f);
+    }
+    CHECK(std::isfinite(r.lse[31]));
+}
+
+TEST_CASE("HBM traffic and FLOPs match the closed forms, and causal skipping removes exactly the empty blocks") {
+    for (auto [L, S, br, bc, causal] : {std::tuple{100u, 100u, 16u, 32u, Causal::none},
+                                         std::tuple{100u, 100u, 16u, 16u, Causal::top_left},
+                                         std::tuple{37u, 130u, 8u, 32u, Causal::bottom_right},
+                                         std::tuple{130u, 37u, 32u, 8u, Causal::bottom_right}}) {
+        INFO("L=" << L << " S=" << S << " Br=" << br << " Bc=" << bc);
+        const std::size_t B = 2, H = 3, D = 16, Dv = 8, eb = 2;
+        const Inputs in = random_inputs({B, H, L, D}, H, S, Dv, test::next_seed());
+        FlashOptions o;
+        o.block_q = br;
+        o.block_k = bc;
+        o.causal = causal;
+        o.element_bytes = eb;
+        const auto r = flash_forward(in.q, in.k, in.v, o);
+
+        // Brute force: a block is skippable when no (row, key) in it is allowed by the causal rule.
+        std::size_t computed = 0, computed_cols = 0, computed_cells = 0;
+        for (std::size_t qb = 0; qb < ceil_div(L, br); ++qb) {
+            for (std::size_t kb = 0; kb < ceil_div(S, bc); ++kb) {
+                bool any = false;
+                const std::size_t rows = std::min<std::size_t>(br, L - qb * br),
+                                  cols = std::min<std::size_t>(bc, S - kb * bc);
+                for (std::size_t i = qb * br; i < qb * br + rows; ++i)
+                    any = any || causal_key_end(i, L, S, causal) > kb * bc;
+                if (any) {
+                    ++computed;
+                    computed_cols += cols;
+                    computed_cells += rows * cols;
+                }
+            }
+        }
+        const std::size_t heads = B * H;
+        CHECK(r.stats.tiles_computed == heads * computed);
+        CHECK(r.stats.tiles_computed + r.stats.tiles_skipped == heads * ceil_div(L, br) * ceil_div(S, bc));
+        // Reads: every Q row once, K and V once per computed tile. Writes: O and the fp32 lse once.
+        CHECK(r.stats.hbm_bytes_read == heads * (L * D * eb + computed_cols * (D + Dv) * eb));
+        CHECK(r.stats.hbm_bytes_written == heads * (L * Dv * eb + L * 4));
+        CHECK(r.stats.flops == heads * 2 * computed_cells * (D + Dv));
+        // Never holds the L x S matrix: peak on-chip bytes depend on the blocks only.
+        CHECK(r.stats.peak_sram_bytes <= br * D * eb + br * (Dv + 2) * 4 + bc * (D + Dv) * eb + br * bc * 4);
+    }
+}
+
+TEST_CASE("the trace follows FlashAttention-2's loop and ends in the returned output") {
+    const std::uint64_t seed = test::next_seed();
+    INFO("seed=" << seed);
+    const std::size_t L = 10, S = 23, D = 4, Dv = 3, br = 4, bc = 8;
+    const Inputs in = random_inputs({2, 2, L, D}, 1, S, Dv, seed);
+    FlashOptions o;
+    o.block_q = br;
+    o.block_k = bc;
+    o.causal = Causal::bottom_right;
+    o.trace = true;
+    o.trace_batch = 1;
+    o.trace_head = 1;
+    const auto r = flash_forward(in.q, in.k, in.v, o);
+    const std::size_t tr = ceil_div(L, br), tc = ceil_div(S, bc);
+    REQUIRE(r.trace.size() == tr * (tc + 2));
+
+    std::uint64_t last_read = 0;
+    for (std::size_t qb = 0; qb < tr; ++qb) {
+        const auto* steps = &r.trace[qb * (tc + 2)];
+        CHECK(steps[0].kind == FlashStepKind::load_q);
+        CHECK(steps[tc + 1].kind == FlashStepKind::write_o);
+        const std::size_t rows = steps[0].row_end - steps[0].row_begin;
+        for (std::size_t kb = 0; kb < tc; ++kb) {
+            const auto& prev = steps[kb];
+            const auto& s = steps[kb + 1];
+            CHECK(s.k_block == kb);
+            CHECK(s.hbm_bytes_read >= last_read);
+            last_read = s.hbm_bytes_read;
+            if (s.kind != FlashStepKind::tile) continue;
+            CHECK(s.scores.size() == rows * (s.col_end - s.col_begin));
+            for (std::size_t i = 0; i < rows; ++i) {
+                CHECK(s.m[i] >= prev.m[i]);  // the running max never decreases
+                if (std::isfinite(prev.m[i])) CHECK(s.rescale[i] == doctest::Approx(std::exp(prev.m[i] - s.m[i])));
+            }
+        }
+        // The last step's partial output is the final output of those rows.
+        const auto& last = steps[tc + 1];
+        for (std::size_t i = 0; i < rows; ++i)
+            for (std::size_t c = 0; c < Dv; ++c)
+                CHECK(last.output[i * Dv + c] == r.output.at(1, 1, last.row_begin + i, c));
+    }
+    // Counters cover the traced head only: a quarter of the launch's reads.
+    CHECK(r.trace.back().hbm_bytes_read * 4 == r.stats.hbm_bytes_read);
+}
