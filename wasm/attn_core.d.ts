@@ -1,0 +1,139 @@
+// Hand-written declaration of the JavaScript API bound in wasm/bind_*.cpp (Emscripten 3.1.6 has
+// no --emit-tsd). tests/wasm/api.test.mjs fails if a bound name is missing here.
+//
+// Every function throws a JavaScript Error whose message names the bad argument and its allowed
+// range; the module keeps working afterwards.
+
+/** [batch, heads, seq, dim], SDPA's layout; every entry an integer >= 1. */
+export type Shape4 = [number, number, number, number];
+
+/** PyTorch is_causal (top_left) or causal_lower_right (bottom_right). */
+export type Causal = 'none' | 'top_left' | 'bottom_right';
+
+export interface MaskInput {
+  /** boolean: nonzero = may attend. additive: added to the scaled scores (-Infinity blocks). */
+  kind: 'boolean' | 'additive';
+  /** Each dimension 1 (broadcast) or equal to [B, H, L, S]. */
+  shape: Shape4;
+  data: Uint8Array | Float32Array | number[];
+}
+
+export interface AttentionInput {
+  q: Float32Array | number[];
+  qShape: Shape4;
+  k: Float32Array | number[];
+  kShape: Shape4;
+  v: Float32Array | number[];
+  vShape: Shape4;
+  /** Any finite number; default 1/sqrt(head_dim). */
+  scale?: number;
+  causal?: Causal;
+  /** Not combinable with causal (as in SDPA). */
+  mask?: MaskInput;
+}
+
+export interface SdpaInput extends AttentionInput {
+  /** In [0, 1). */
+  dropoutP?: number;
+  /** Integer in [0, 2^32 - 1]. */
+  dropoutSeed?: number;
+  returnProbs?: boolean;
+}
+
+export interface SdpaResult {
+  output: Float32Array;
+  outputShape: Shape4;
+  /** Per row log-sum-exp; -Infinity for rows with no allowed key (whose output is zeros). */
+  lse: Float32Array;
+  /** [B, H, L, S] weights that multiplied V (after dropout), when returnProbs. */
+  probs?: Float32Array;
+}
+
+export interface FlashTraceInput extends AttentionInput {
+  /** Br, integer in [1, 1024]; default 64. */
+  blockQ?: number;
+  /** Bc, integer in [1, 1024]; default 64. */
+  blockK?: number;
+  /** Bytes per Q/K/V/O element in the HBM traffic model: 1, 2, 4 or 8; default 4. */
+  elementBytes?: number;
+  traceBatch?: number;
+  traceHead?: number;
+}
+
+export type FlashStepKind = 'load_q' | 'tile' | 'skip' | 'write_o';
+
+/** One state of FlashAttention-2's loop for the traced (batch, head). Row arrays are row-major. */
+export interface FlashStep {
+  kind: FlashStepKind;
+  qBlock: number;
+  kBlock: number;
+  rowBegin: number;
+  rowEnd: number;
+  colBegin: number;
+  colEnd: number;
+  /** tile steps: rows x cols scaled, masked scores (-Infinity where masked); empty otherwise. */
+  scores: Float32Array;
+  /** tile steps: exp(score - m) with the updated m. */
+  weights: Float32Array;
+  /** Per row, after this step. */
+  m: Float32Array;
+  l: Float32Array;
+  /** Per row: exp(m_old - m_new), the factor applied to l and acc in this step (1 if none). */
+  rescale: Float32Array;
+  /** rows x valueDim unnormalised accumulator. */
+  acc: Float32Array;
+  /** rows x valueDim: acc / l, the output if the row stopped here. */
+  output: Float32Array;
+  /** Cumulative for the traced head. */
+  hbmBytesRead: number;
+  hbmBytesWritten: number;
+  /** On-chip bytes live during this step. */
+  sramBytesHeld: number;
+  /** Cumulative, 2 per multiply-add. */
+  flops: number;
+}
+
+export interface FlashStats {
+  hbmBytesRead: number;
+  hbmBytesWritten: number;
+  flops: number;
+  tilesComputed: number;
+  tilesSkipped: number;
+  peakSramBytes: number;
+}
+
+export interface FlashTraceResult {
+  output: Float32Array;
+  outputShape: Shape4;
+  lse: Float32Array;
+  numQBlocks: number;
+  numKBlocks: number;
+  /** Whole launch (all batches and heads). */
+  stats: FlashStats;
+  steps: FlashStep[];
+}
+
+/** The (m, l, acc) state of one query row. Lives in wasm memory: call delete() when done. */
+export interface OnlineSoftmax {
+  readonly m: number;
+  readonly l: number;
+  readonly valueDim: number;
+  /** Folds a tile; values is scores.length x valueDim. Returns exp(m_old - m_new). */
+  update(scores: Float32Array | number[], values: Float32Array | number[]): number;
+  /** Combines another state over a disjoint set of keys into this one. */
+  merge(other: OnlineSoftmax): void;
+  finalize(): { output: Float32Array; lse: number };
+  acc(): Float32Array;
+  delete(): void;
+}
+
+export interface AttnCore {
+  sdpa(input: SdpaInput): SdpaResult;
+  flashForwardTrace(input: FlashTraceInput): FlashTraceResult;
+  /** Seeded N(0, stddev^2) values, identical in every browser. seed: integer in [0, 2^32 - 1]. */
+  randomNormal(shape: Shape4, seed: number, stddev: number): Float32Array;
+  OnlineSoftmax: { new (valueDim: number): OnlineSoftmax };
+}
+
+declare function createAttnCore(options?: { wasmBinary?: ArrayBuffer | Uint8Array; locateFile?: (path: string) => string }): Promise<AttnCore>;
+export default createAttnCore;

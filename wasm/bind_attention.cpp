@@ -1,0 +1,148 @@
+// JavaScript API of the exact-attention algorithms: sdpa, flashForwardTrace, randomNormal.
+// Thin by design: read and check the JS arguments, call the core, copy results into typed arrays.
+#include <emscripten/bind.h>
+
+#include <cmath>
+
+#include "attn/attention/flash_forward.hpp"
+#include "attn/attention/sdpa.hpp"
+#include "attn/random.hpp"
+#include "convert.hpp"
+#include "limits.hpp"
+
+namespace attn::wasm {
+namespace {
+
+struct Qkv {
+    Tensor4<float> q, k, v;
+};
+
+Qkv qkv_arg(const val& in) {
+    return {tensor_arg(in, "q", "qShape", kMaxTensorElements), tensor_arg(in, "k", "kShape", kMaxTensorElements),
+            tensor_arg(in, "v", "vShape", kMaxTensorElements)};
+}
+
+val sdpa_js(const val& in) {
+    return guarded([&] {
+        const Qkv t = qkv_arg(in);
+        const double scores = static_cast<double>(t.q.shape.batch * t.q.shape.heads * t.q.shape.seq) *
+                              static_cast<double>(t.k.shape.seq);
+        if (scores > static_cast<double>(kMaxScoreElements)) {
+            throw Error("qShape/kShape: batch * heads * L * S = " + std::to_string(static_cast<long long>(scores)) +
+                        " exceeds the in-browser limit of " + std::to_string(kMaxScoreElements));
+        }
+        SdpaOptions o;
+        static_cast<AttentionOptions&>(o) = attention_options_arg(in);
+        o.dropout_p = number_arg(in, "dropoutP", 0.0, 0.999999, 0.0);
+        o.dropout_seed = integer_arg(in, "dropoutSeed", 0, kMaxSeed, 0);
+        o.return_probs = bool_arg(in, "returnProbs", false);
+        const SdpaResult<float> r = sdpa(t.q, t.k, t.v, o);
+
+        val out = val::object();
+        out.set("output", to_float32_array(r.output.data));
+        out.set("outputShape", shape_to_js(r.output.shape));
+        out.set("lse", to_float32_array(r.lse));
+        if (o.return_probs) out.set("probs", to_float32_array(r.probs));
+        return out;
+    });
+}
+
+const char* step_kind_name(FlashStepKind k) {
+    switch (k) {
+        case FlashStepKind::load_q: return "load_q";
+        case FlashStepKind::tile: return "tile";
+        case FlashStepKind::skip: return "skip";
+        case FlashStepKind::write_o: return "write_o";
+    }
+    return "";
+}
+
+val step_to_js(const FlashTraceStep<float>& s) {
+    val o = val::object();
+    o.set("kind", val(step_kind_name(s.kind)));
+    o.set("qBlock", s.q_block);
+    o.set("kBlock", s.k_block);
+    o.set("rowBegin", s.row_begin);
+    o.set("rowEnd", s.row_end);
+    o.set("colBegin", s.col_begin);
+    o.set("colEnd", s.col_end);
+    o.set("scores", to_float32_array(s.scores));
+    o.set("weights", to_float32_array(s.weights));
+    o.set("m", to_float32_array(s.m));
+    o.set("l", to_float32_array(s.l));
+    o.set("rescale", to_float32_array(s.rescale));
+    o.set("acc", to_float32_array(s.acc));
+    o.set("output", to_float32_array(s.output));
+    // Byte and FLOP counters stay far below 2^53 under the caps, so JS numbers are exact.
+    o.set("hbmBytesRead", static_cast<double>(s.hbm_bytes_read));
+    o.set("hbmBytesWritten", static_cast<double>(s.hbm_bytes_written));
+    o.set("sramBytesHeld", static_cast<double>(s.sram_bytes_held));
+    o.set("flops", static_cast<double>(s.flops));
+    return o;
+}
+
+val flash_forward_trace_js(const val& in) {
+    return guarded([&] {
+        const Qkv t = qkv_arg(in);
+        if (t.q.shape.seq > kMaxTraceLength || t.k.shape.seq > kMaxTraceLength) {
+            throw Error("qShape/kShape: a traced run allows sequence lengths up to " + std::to_string(kMaxTraceLength) +
+                        ", got L = " + std::to_string(t.q.shape.seq) + ", S = " + std::to_string(t.k.shape.seq));
+        }
+        FlashOptions o;
+        static_cast<AttentionOptions&>(o) = attention_options_arg(in);
+        o.block_q = integer_arg(in, "blockQ", 1, kMaxTraceLength, 64);
+        o.block_k = integer_arg(in, "blockK", 1, kMaxTraceLength, 64);
+        o.element_bytes = integer_arg(in, "elementBytes", 1, 8, 4);
+        o.trace = true;
+        o.trace_batch = integer_arg(in, "traceBatch", 0, t.q.shape.batch - 1, 0);
+        o.trace_head = integer_arg(in, "traceHead", 0, t.q.shape.heads - 1, 0);
+        const std::size_t steps = ((t.q.shape.seq + o.block_q - 1) / o.block_q) * ((t.k.shape.seq + o.block_k - 1) / o.block_k);
+        if (steps > kMaxTraceSteps) {
+            throw Error("blockQ/blockK: " + std::to_string(steps) + " tiles exceed the in-browser trace limit of " +
+                        std::to_string(kMaxTraceSteps) + "; use larger blocks");
+        }
+        const FlashResult<float> r = flash_forward(t.q, t.k, t.v, o);
+
+        val out = val::object();
+        out.set("output", to_float32_array(r.output.data));
+        out.set("outputShape", shape_to_js(r.output.shape));
+        out.set("lse", to_float32_array(r.lse));
+        out.set("numQBlocks", r.num_q_blocks);
+        out.set("numKBlocks", r.num_k_blocks);
+        val stats = val::object();
+        stats.set("hbmBytesRead", static_cast<double>(r.stats.hbm_bytes_read));
+        stats.set("hbmBytesWritten", static_cast<double>(r.stats.hbm_bytes_written));
+        stats.set("flops", static_cast<double>(r.stats.flops));
+        stats.set("tilesComputed", static_cast<double>(r.stats.tiles_computed));
+        stats.set("tilesSkipped", static_cast<double>(r.stats.tiles_skipped));
+        stats.set("peakSramBytes", static_cast<double>(r.stats.peak_sram_bytes));
+        out.set("stats", stats);
+        val steps_js = val::array();
+        for (const auto& s : r.trace) steps_js.call<void>("push", step_to_js(s));
+        out.set("steps", steps_js);
+        return out;
+    });
+}
+
+val random_normal_js(const val& shape_holder, double seed, double stddev) {
+    return guarded([&] {
+        val args = val::object();
+        args.set("shape", shape_holder);
+        const Shape4 shape = shape_arg(args, "shape", kMaxTensorElements);
+        if (!(seed >= 0 && seed <= static_cast<double>(kMaxSeed)) || std::floor(seed) != seed) {
+            throw Error("seed: must be an integer in [0, " + std::to_string(kMaxSeed) + "]");
+        }
+        const auto t = random_normal(shape, static_cast<std::uint64_t>(seed), stddev);
+        const std::vector<float> values(t.data.begin(), t.data.end());
+        return to_float32_array(values);
+    });
+}
+
+}  // namespace
+}  // namespace attn::wasm
+
+EMSCRIPTEN_BINDINGS(attention) {
+    emscripten::function("sdpa", &attn::wasm::sdpa_js);
+    emscripten::function("flashForwardTrace", &attn::wasm::flash_forward_trace_js);
+    emscripten::function("randomNormal", &attn::wasm::random_normal_js);
+}

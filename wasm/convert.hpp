@@ -1,0 +1,49 @@
+#pragma once
+// Conversions between JavaScript values and core types, with the argument checks a typed
+// language would otherwise do: every failure throws attn::Error naming the JS property.
+#include <emscripten/val.h>
+
+#include <string>
+#include <vector>
+
+#include "attn/attention/options.hpp"
+#include "attn/tensor.hpp"
+
+namespace attn::wasm {
+
+using emscripten::val;
+
+// obj[key] as an integer in [lo, hi]; `fallback` when the property is absent.
+std::size_t integer_arg(const val& obj, const char* key, std::size_t lo, std::size_t hi, std::size_t fallback);
+// obj[key] as a finite number in [lo, hi]; `fallback` when absent.
+double number_arg(const val& obj, const char* key, double lo, double hi, double fallback);
+bool bool_arg(const val& obj, const char* key, bool fallback);
+
+// obj[key] as [batch, heads, seq, dim], each an integer >= 1, with at most `max_elements` elements.
+// Messages name the argument `name` (default: key).
+Shape4 shape_arg(const val& obj, const char* key, std::size_t max_elements, const char* name = nullptr);
+
+// obj[data_key] (a Float32Array or array of numbers) with obj[shape_key]'s element count.
+Tensor4<float> tensor_arg(const val& obj, const char* data_key, const char* shape_key, std::size_t max_elements);
+
+// The shared attention options: scale, causal ('none' | 'top_left' | 'bottom_right'), mask.
+AttentionOptions attention_options_arg(const val& obj);
+
+val to_float32_array(const float* data, std::size_t count);
+inline val to_float32_array(const std::vector<float>& v) { return to_float32_array(v.data(), v.size()); }
+val shape_to_js(const Shape4& s);
+
+// Runs `body`; a C++ exception becomes a JavaScript Error carrying the same message. The
+// message is kept in static storage because throwing into JavaScript skips C++ destructors.
+template <class F>
+val guarded(F&& body) {
+    static std::string message;
+    try {
+        return body();
+    } catch (const std::exception& e) {
+        message = e.what();
+    }
+    val::global("Error").new_(val(message)).throw_();
+}
+
+}  // namespace attn::wasm
