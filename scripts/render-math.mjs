@@ -16,7 +16,7 @@
 //
 // Key = sha1(normalized TeX + "|inline" | "|display"), where normalizing collapses
 // every run of ASCII whitespace to one space and trims the ends. Hugo computes
-// the same key in layouts/partials/math/lookup.html; normalizing makes the key
+// the same key in site/layouts/partials/math/render.html; normalizing makes the key
 // immune to indentation (fences inside list items), CRLF files and trailing
 // newlines. Because the normalized text is also what gets rendered, a TeX `%`
 // comment would swallow the rest of the formula, so unescaped `%` is rejected.
@@ -31,11 +31,11 @@ const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 const contentDir = join(repoRoot, 'content');
 const dataFile = join(repoRoot, 'site', 'data', 'katex.json');
 
-export function normalizeTex(tex) {
+function normalizeTex(tex) {
   return tex.replace(/[ \t\n\r\f]+/g, ' ').replace(/^ /, '').replace(/ $/, '');
 }
 
-export function mathKey(tex, mode) {
+function mathKey(tex, mode) {
   return createHash('sha1').update(`${normalizeTex(tex)}|${mode}`, 'utf8').digest('hex');
 }
 
@@ -98,7 +98,7 @@ function hasTexComment(tex) {
   return /(^|[^\\])(\\\\)*%/.test(tex);
 }
 
-export function collectFormulas() {
+function collectFormulas() {
   const formulas = [];
   const problems = [];
   for (const path of markdownFiles(contentDir)) {
@@ -110,7 +110,7 @@ export function collectFormulas() {
   return { formulas, problems };
 }
 
-export function renderAll(formulas, problems) {
+function renderAll(formulas, problems) {
   const rendered = {};
   for (const { tex, mode, file, line } of formulas) {
     const source = normalizeTex(tex);
@@ -177,4 +177,4 @@ function main() {
   console.log(`Wrote ${relative(repoRoot, dataFile)} (${Object.keys(rendered).length} formulas).`);
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) main();
+main();

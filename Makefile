@@ -1,0 +1,91 @@
+# One entry point for building, serving, testing and benchmarking. See README.md.
+#   make serve   build everything (core -> WASM -> visualizations -> site), serve on :1313
+#   make test    build and run every test: C++ (native + sanitizers), WASM API, site, browser
+#   make bench   native CPU benchmarks -> build/bench/cpu.json
+SHELL := /bin/bash
+.DEFAULT_GOAL := site
+NPM_BIN := node_modules/.bin
+export NODE_PATH := /usr/share/nodejs
+
+.PHONY: setup native asan wasm viz math vendor site serve preview bench cuda \
+        test test-native test-asan test-wasm test-site test-e2e check-fresh clean
+
+setup:
+	@scripts/setup.sh
+
+native: setup
+	cmake --preset native
+	cmake --build --preset native
+
+asan: setup
+	cmake --preset asan
+	cmake --build --preset asan
+
+# The shared WebAssembly module, copied into static/wasm/ (committed).
+wasm: setup
+	cmake --preset wasm
+	cmake --build --preset wasm
+
+# The visualizations, built into static/visualizations/ (committed). Type-checked first.
+viz: setup
+	$(NPM_BIN)/tsc -p site/viz/tsconfig.json
+	$(NPM_BIN)/vite build --config site/viz/vite.config.ts --logLevel warn
+
+# Math pre-rendered with KaTeX into site/data/katex.json, KaTeX's CSS and fonts into static/vendor/.
+math: setup
+	node scripts/render-math.mjs
+
+vendor: setup
+	node scripts/vendor-katex.mjs
+
+site: wasm viz math vendor
+	hugo --source site --gc --minify
+
+serve: site
+	hugo server --source site --port 1313 --bind 127.0.0.1
+
+# The built site as production serves it (netlify.toml headers applied), on :1313.
+preview: site
+	node scripts/serve-static.mjs public 1313
+
+bench: native
+	@mkdir -p build/bench
+	build/native/native/bench/bench_attention --benchmark_format=json --benchmark_out=build/bench/cpu.json \
+	  --benchmark_context=commit=$$(git rev-parse --short HEAD) --benchmark_context=date=$$(date -u +%FT%TZ) \
+	  --benchmark_context=command="make bench"
+	@echo "Wrote build/bench/cpu.json"
+
+# CUDA sources, compiled for sm_80 and sm_90 when nvcc is installed (no GPU is needed to compile).
+cuda: setup
+	@if [ -x /usr/local/cuda/bin/nvcc ] || command -v nvcc >/dev/null; then \
+	  cmake --preset cuda && cmake --build --preset cuda; \
+	else echo "nvcc not found: skipping the CUDA build"; fi
+
+test: test-native test-asan test-wasm check-fresh test-site test-e2e
+	@echo "All tests passed."
+
+test-native: native
+	ctest --preset native
+
+test-asan: asan
+	ctest --preset asan
+
+test-wasm: wasm
+	node --test tests/wasm/
+
+test-site: site
+	node --test tests/site/
+
+test-e2e: site
+	node --test --test-concurrency=1 tests/e2e/
+
+# The committed build output must be what the sources build to now.
+check-fresh: site
+	@changed=$$(git status --porcelain -- static site/data); \
+	if [ -n "$$changed" ]; then \
+	  echo "Committed build output differs from a fresh build (rebuild and commit it):"; echo "$$changed"; \
+	  git --no-pager diff --stat -- static site/data; exit 1; \
+	fi
+
+clean:
+	rm -rf build public site/resources

@@ -1,0 +1,77 @@
+// Online softmax, one tile at a time: the state (m, l, O) of one query row as FlashAttention
+// folds in two tiles of four keys, then the comparison with the dense softmax.
+import { EquationCallout } from '../shared/EquationCallout';
+import { ErrorBanner } from '../shared/ErrorBanner';
+import { fmt } from '../shared/format';
+import { Legend } from '../shared/Legend';
+import { PlayControls } from '../shared/PlayControls';
+import { TimelineScrubber } from '../shared/TimelineScrubber';
+import { colors } from '../shared/theme';
+import { Comparison } from './Comparison';
+import { STEP_LABELS } from './model';
+import { narration } from './narration';
+import { ScoreStrip } from './ScoreStrip';
+import type { FigureState } from './state';
+import { StatePanel } from './StatePanel';
+import updateL from './update-l.tex?katex';
+import updateM from './update-m.tex?katex';
+import updateO from './update-o.tex?katex';
+
+const MAX_SEED = 4294967295;
+
+export function App({ state }: { state: FigureState }) {
+  const { stepper, example, error, loadSeed } = state;
+  const ex = example.value;
+  const step = stepper.step.value;
+  const cur = ex.steps[step];
+  const prev = ex.steps[Math.max(step - 1, 0)];
+  const vec = (a: Float32Array) => `(${Array.from(a, (x) => fmt(x)).join(', ')})`;
+
+  return (
+    <div class="viz online-softmax">
+      <header class="viz-header">
+        <h1>Online softmax, one tile at a time</h1>
+        <div class="seed">
+          <span>seed <output data-testid="seed">{ex.seed}</output></span>
+          <button type="button" onClick={() => loadSeed((ex.seed % MAX_SEED) + 1)} title="Draw new random q, K and V from the next seed">
+            New numbers
+          </button>
+        </div>
+      </header>
+      <ErrorBanner message={error.value} onDismiss={() => (error.value = null)} />
+
+      <ScoreStrip ex={ex} step={step} />
+
+      <div class="panels">
+        <StatePanel cur={cur} prev={prev} step={step} />
+        <div class="equations">
+          {cur.kind === 'tile' ? (
+            <>
+              <EquationCallout html={updateM} values={{ mold: fmt(prev.m[0]), tilemax: fmt(Math.max(...cur.scores)), mnew: fmt(cur.m[0]) }} />
+              <EquationCallout html={updateL} values={{ alpha: fmt(cur.rescale[0]), lold: fmt(prev.l[0]), lnew: fmt(cur.l[0]) }} />
+              <EquationCallout html={updateO} values={{ onew: vec(cur.output) }} />
+            </>
+          ) : cur.kind === 'load_q' ? (
+            <p class="note">Before any key is seen: m = −∞, ℓ = 0 and O = 0. Only one tile of keys (4 of the 8) is ever held at once.</p>
+          ) : (
+            <Comparison ex={ex} />
+          )}
+        </div>
+      </div>
+
+      <p class="narration" aria-live="polite" data-testid="narration">{narration(ex, step)}</p>
+
+      <footer class="viz-footer">
+        <PlayControls stepper={stepper} />
+        <TimelineScrubber stepper={stepper} labels={STEP_LABELS} />
+        <Legend items={[
+          { swatch: colors.active, label: 'tile being folded in', outline: true },
+          { swatch: colors.sram, label: 'weight e^(s − m) in the tile' },
+          { swatch: colors.muted, label: 'already folded into ℓ and O' },
+          { swatch: colors.heads[0], label: 'dense softmax p (finish)' },
+          { swatch: 'transparent', label: 'under each key: its value vector v' },
+        ]} />
+      </footer>
+    </div>
+  );
+}

@@ -1,0 +1,47 @@
+// The 8 keys of the example as two tiles: each key's score (once the algorithm has seen it), its
+// weight e^(s - m) while its tile is being folded in, and its value vector. At the finish, the
+// dense softmax probabilities for comparison.
+import { AnimatedNumber } from '../shared/AnimatedNumber';
+import { fmt } from '../shared/format';
+import { KEYS, seenScore, TILE, VALUE_DIM, type Example } from './model';
+
+export function ScoreStrip({ ex, step }: { ex: Example; step: number }) {
+  const cur = ex.steps[step];
+  const finished = cur.kind === 'write_o';
+  const tiles = Array.from({ length: KEYS / TILE }, (_, t) => t);
+  return (
+    <div class="score-strip" role="table" aria-label="Scores, weights and values of the 8 keys">
+      {tiles.map((t) => {
+        const active = cur.kind === 'tile' && cur.colBegin === t * TILE;
+        return (
+          <section key={t} class={active ? 'tile active' : 'tile'} aria-label={`Tile ${t + 1}`}>
+            <h2>Tile {t + 1} <span>keys {t * TILE + 1}–{(t + 1) * TILE}</span></h2>
+            <div class="cells">
+              {Array.from({ length: TILE }, (_, i) => {
+                const j = t * TILE + i;
+                const score = seenScore(ex, step, j);
+                const weight = active ? cur.weights[i] : undefined;
+                const p = finished ? ex.dense.probs![j] : undefined;
+                const state = score === undefined ? 'unseen' : active ? 'current' : 'folded';
+                return (
+                  <div key={j} class={`cell ${state}`} role="row" data-testid={`key-${j + 1}`}>
+                    <span class="label" role="cell">s<sub>{j + 1}</sub></span>
+                    <span class="score" role="cell" data-testid={`score-${j + 1}`}>{score === undefined ? '?' : fmt(score, 2)}</span>
+                    <span class="bar" role="cell" aria-label={weight !== undefined ? `weight ${fmt(weight)}` : p !== undefined ? `probability ${fmt(p)}` : ''}>
+                      {weight !== undefined && <span class="fill weight" style={{ height: `${weight * 100}%` }} />}
+                      {p !== undefined && <span class="fill prob" style={{ height: `${p * 100}%` }} />}
+                      {(weight ?? p) !== undefined && <AnimatedNumber class="bar-value" value={(weight ?? p)!} digits={2} />}
+                    </span>
+                    <span class="value" role="cell" title={`value vector v${j + 1}`}>
+                      {Array.from(ex.values.subarray(j * VALUE_DIM, (j + 1) * VALUE_DIM), (x) => fmt(x, 2)).join(' ')}
+                    </span>
+                  </div>
+                );
+              })}
+            </div>
+          </section>
+        );
+      })}
+    </div>
+  );
+}

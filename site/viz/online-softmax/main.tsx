@@ -1,0 +1,16 @@
+import { render } from 'preact';
+import { loadCore } from '../../../wasm/load';
+import { applyTheme } from '../shared/theme';
+import '../shared/base.css';
+import './style.css';
+import { App } from './App';
+import { createFigureState } from './state';
+
+applyTheme();
+const root = document.getElementById('app')!;
+loadCore()
+  .then((core) => render(<App state={createFigureState(core)} />, root))
+  .catch((e: Error) => {
+    root.textContent = `This figure could not start: ${e.message}`;
+    root.classList.add('fatal');
+  });

@@ -1,0 +1,20 @@
+// A formula rendered by KaTeX at build time (see katex-prerender.ts) with live values written
+// into its \slot{name} placeholders on every render.
+import { useLayoutEffect, useRef } from 'preact/hooks';
+
+export function EquationCallout({ html, values, caption }: { html: string; values: Record<string, string>; caption?: string }) {
+  const ref = useRef<HTMLDivElement>(null);
+  useLayoutEffect(() => {
+    for (const el of ref.current?.querySelectorAll<HTMLElement>('[data-slot]') ?? []) {
+      const v = values[el.dataset.slot!];
+      if (v === undefined) throw new Error(`EquationCallout: no value for slot "${el.dataset.slot}"`);
+      el.textContent = v;
+    }
+  });
+  return (
+    <figure class="equation">
+      <div class="equation-body" ref={ref} dangerouslySetInnerHTML={{ __html: html }} />
+      {caption && <figcaption>{caption}</figcaption>}
+    </figure>
+  );
+}

@@ -1,0 +1,26 @@
+// A scrubber over the steps of a trace: drag, click a labelled stop, or use the arrow keys.
+import type { Stepper } from './stepper';
+
+export function TimelineScrubber({ stepper, labels }: { stepper: Stepper; labels: string[] }) {
+  const { step, count } = stepper;
+  return (
+    <div class="scrubber">
+      <input
+        type="range" min={0} max={count.value - 1} step={1} value={step.value}
+        aria-label="Step" aria-valuetext={`Step ${step.value + 1} of ${count.value}: ${labels[step.value] ?? ''}`}
+        onInput={(e) => { stepper.playing.value = false; stepper.seek(Number(e.currentTarget.value)); }}
+      />
+      <ol class="scrubber-stops">
+        {labels.map((label, i) => (
+          <li key={i}>
+            <button type="button" class={i === step.value ? 'current' : i < step.value ? 'done' : ''}
+              aria-current={i === step.value ? 'step' : undefined}
+              onClick={() => { stepper.playing.value = false; stepper.seek(i); }}>
+              {label}
+            </button>
+          </li>
+        ))}
+      </ol>
+    </div>
+  );
+}

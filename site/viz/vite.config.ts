@@ -1,0 +1,28 @@
+// One Vite project, one HTML entry per visualization. Output goes to static/visualizations/
+// (committed), with code shared between visualizations split into common chunks so a reader's
+// browser caches Preact, the controls and the theme once for the whole series.
+import { readdirSync, existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { defineConfig } from 'vite';
+import { katexPrerender } from './katex-prerender.ts';
+
+const root = import.meta.dirname;
+const entries = Object.fromEntries(
+  readdirSync(root, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && existsSync(resolve(root, d.name, 'index.html')))
+    .map((d) => [d.name, resolve(root, d.name, 'index.html')]),
+);
+
+export default defineConfig({
+  root,
+  base: './',
+  publicDir: false,
+  plugins: [katexPrerender()],
+  build: {
+    outDir: resolve(root, '../../static/visualizations'),
+    emptyOutDir: true,
+    target: 'es2022',
+    reportCompressedSize: false,
+    rollupOptions: { input: entries },
+  },
+});

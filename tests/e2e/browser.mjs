@@ -1,0 +1,50 @@
+// Shared set-up of the browser tests: the built site (public/) served with production headers,
+// Debian's Chromium driven by playwright-core, and a page wrapper that records every console
+// error, page error and failed request so each test can assert there were none.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { serveStatic } from '../../scripts/serve-static.mjs';
+
+export const ARTIFACTS = new URL('../../test-artifacts/', import.meta.url).pathname;
+mkdirSync(ARTIFACTS, { recursive: true });
+
+// Flags from TOOLCHAIN.md: without the networking ones Chromium floods a closed network.
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+export async function startSite(dir = process.env.SITE_DIR ?? 'public') {
+  const server = await serveStatic(dir, 0);
+  const base = `http://127.0.0.1:${server.address().port}`;
+  // Playwright gives every launch a fresh, empty profile directory of its own.
+  const browser = await chromium
+    .launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS })
+    .catch((e) => { server.close(); throw e; });
+  return {
+    base,
+    // A fresh page with problem recording. `options` are Playwright context options
+    // (viewport, reducedMotion, ...).
+    async open(path, options = {}) {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, ...options });
+      const page = await context.newPage();
+      const problems = [];
+      page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`); });
+      page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+      page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
+      page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
+      await page.goto(base + path, { waitUntil: 'networkidle' });
+      return { page, problems, close: () => context.close() };
+    },
+    async close() {
+      await browser.close();
+      server.close();
+    },
+  };
+}
+
+export async function screenshot(page, name) {
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
+
+export const horizontalOverflow = (page) =>
+  page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
