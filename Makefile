@@ -7,7 +7,7 @@ SHELL := /bin/bash
 NPM_BIN := node_modules/.bin
 export NODE_PATH := /usr/share/nodejs
 
-.PHONY: setup native asan wasm viz math vendor site serve preview bench cuda \
+.PHONY: setup native asan wasm viz math vendor site serve preview posters bench cuda \
         test test-native test-asan test-wasm test-site test-e2e check-fresh clean
 
 setup:
@@ -47,6 +47,10 @@ serve: site
 # The built site as production serves it (netlify.toml headers applied), on :1313.
 preview: site
 	node scripts/serve-static.mjs public 1313
+
+# Poster stills of the visualizations (static/posters/), shown when scripts are off.
+posters: wasm viz vendor
+	node scripts/capture-posters.mjs
 
 bench: native
 	@mkdir -p build/bench

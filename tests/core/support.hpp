@@ -35,6 +35,17 @@ inline std::uint64_t next_seed() {
 
 inline Tensor4<double> randn(Shape4 shape, std::uint64_t seed) { return random_normal(shape, seed); }
 
+struct Qkv {
+    Tensor4<double> q, k, v;
+};
+
+// Q of shape q_shape; K and V with kv_heads heads of kv_len rows (head_dim and value_dim wide).
+inline Qkv random_qkv(Shape4 q_shape, std::size_t kv_heads, std::size_t kv_len, std::size_t value_dim,
+                      std::uint64_t seed) {
+    return {randn(q_shape, seed), randn({q_shape.batch, kv_heads, kv_len, q_shape.dim}, seed + 1),
+            randn({q_shape.batch, kv_heads, kv_len, value_dim}, seed + 2)};
+}
+
 // Rounds to float and back, so a double reference sees exactly the inputs a float run sees.
 inline Tensor4<double> float_rounded(const Tensor4<double>& t) {
     return tensor_cast<double>(tensor_cast<float>(t));

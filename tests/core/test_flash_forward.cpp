@@ -15,14 +15,12 @@ namespace {
 constexpr double kFloatTol = 2e-5;
 constexpr double kDoubleTol = 1e-12;
 
-struct Inputs {
-    Tensor4<double> q, k, v;
-};
+using Inputs = test::Qkv;
 
+// Inputs exactly representable in float, so the float run and the double reference see the same.
 Inputs random_inputs(Shape4 qs, std::size_t kv_heads, std::size_t kv_len, std::size_t value_dim, std::uint64_t seed) {
-    return {test::float_rounded(test::randn(qs, seed)),
-            test::float_rounded(test::randn({qs.batch, kv_heads, kv_len, qs.dim}, seed + 1)),
-            test::float_rounded(test::randn({qs.batch, kv_heads, kv_len, value_dim}, seed + 2))};
+    auto in = test::random_qkv(qs, kv_heads, kv_len, value_dim, seed);
+    return {test::float_rounded(in.q), test::float_rounded(in.k), test::float_rounded(in.v)};
 }
 
 // Runs flash_forward in float and in double and compares both with sdpa in double.

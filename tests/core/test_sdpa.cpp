@@ -48,8 +48,7 @@ TEST_CASE("a hand-computed example") {
 TEST_CASE("default scale is 1/sqrt(head_dim); identical keys give the mean of the values") {
     const std::uint64_t seed = test::next_seed();
     INFO("seed=" << seed);
-    const auto q = test::randn({2, 3, 5, 16}, seed), k = test::randn({2, 3, 9, 16}, seed + 1),
-               v = test::randn({2, 3, 9, 7}, seed + 2);
+    const auto [q, k, v] = test::random_qkv({2, 3, 5, 16}, 3, 9, 7, seed);
     SdpaOptions explicit_scale;
     explicit_scale.scale = 0.25;
     CHECK(test::max_abs_diff(sdpa(q, k, v).output.data, sdpa(q, k, v, explicit_scale).output.data) < kTol);
@@ -66,8 +65,7 @@ TEST_CASE("default scale is 1/sqrt(head_dim); identical keys give the mean of th
 TEST_CASE("probabilities sum to one and lse is the log-sum-exp of the scaled scores") {
     const std::uint64_t seed = test::next_seed();
     INFO("seed=" << seed);
-    const auto q = test::randn({1, 2, 17, 8}, seed), k = test::randn({1, 2, 13, 8}, seed + 1),
-               v = test::randn({1, 2, 13, 8}, seed + 2);
+    const auto [q, k, v] = test::random_qkv({1, 2, 17, 8}, 2, 13, 8, seed);
     SdpaOptions o;
     o.return_probs = true;
     const auto r = sdpa(q, k, v, o);
@@ -90,8 +88,7 @@ TEST_CASE("boolean, additive and broadcast masks agree") {
     const std::uint64_t seed = test::next_seed();
     INFO("seed=" << seed);
     const std::size_t B = 2, H = 3, L = 11, S = 6;
-    const auto q = test::randn({B, H, L, 4}, seed), k = test::randn({B, H, S, 4}, seed + 1),
-               v = test::randn({B, H, S, 5}, seed + 2);
+    const auto [q, k, v] = test::random_qkv({B, H, L, 4}, H, S, 5, seed);
     auto allowed = [](std::size_t i, std::size_t j) { return (i * 7 + j * 3) % 4 != 0; };
 
     SdpaOptions boolean, additive, full;
@@ -121,8 +118,7 @@ TEST_CASE("causal alignments equal their explicit masks, for L < S, L == S and L
     for (auto [L, S] : {std::pair<std::size_t, std::size_t>{5, 9}, {7, 7}, {9, 4}, {1, 17}, {17, 1}}) {
         const std::uint64_t seed = test::next_seed();
         INFO("seed=" << seed << " L=" << L << " S=" << S);
-        const auto q = test::randn({1, 2, L, 8}, seed), k = test::randn({1, 2, S, 8}, seed + 1),
-                   v = test::randn({1, 2, S, 3}, seed + 2);
+        const auto [q, k, v] = test::random_qkv({1, 2, L, 8}, 2, S, 3, seed);
         SdpaOptions top_left, bottom_right, top_left_mask, bottom_right_mask;
         top_left.causal = Causal::top_left;
         bottom_right.causal = Causal::bottom_right;
@@ -147,8 +143,7 @@ TEST_CASE("grouped-query attention equals multi-head attention with K/V heads re
     for (auto [hq, hkv] : {std::pair<std::size_t, std::size_t>{8, 2}, {6, 3}, {4, 1}, {3, 3}}) {
         const std::uint64_t seed = test::next_seed();
         INFO("seed=" << seed << " Hq=" << hq << " Hkv=" << hkv);
-        const auto q = test::randn({2, hq, 13, 8}, seed), k = test::randn({2, hkv, 10, 8}, seed + 1),
-                   v = test::randn({2, hkv, 10, 6}, seed + 2);
+        const auto [q, k, v] = test::random_qkv({2, hq, 13, 8}, hkv, 10, 6, seed);
         SdpaOptions o;
         o.causal = Causal::bottom_right;
         const auto gqa = sdpa(q, k, v, o);
@@ -161,8 +156,7 @@ TEST_CASE("grouped-query attention equals multi-head attention with K/V heads re
 TEST_CASE("rows with no allowed key give zeros and lse = -inf, never NaN") {
     const std::uint64_t seed = test::next_seed();
     INFO("seed=" << seed);
-    const auto q = test::randn({1, 1, 6, 4}, seed), k = test::randn({1, 1, 3, 4}, seed + 1),
-               v = test::randn({1, 1, 3, 2}, seed + 2);
+    const auto [q, k, v] = test::random_qkv({1, 1, 6, 4}, 1, 3, 2, seed);
     SdpaOptions o;
     o.causal = Causal::bottom_right;  // L = 6 > S = 3: rows 0..2 see nothing
     o.return_probs = true;
@@ -188,8 +182,7 @@ TEST_CASE("dropout is seeded, drops about p of the weights and rescales the rest
     const std::uint64_t seed = test::next_seed();
     INFO("seed=" << seed);
     const std::size_t L = 64, S = 128;
-    const auto q = test::randn({2, 4, L, 8}, seed), k = test::randn({2, 4, S, 8}, seed + 1),
-               v = test::randn({2, 4, S, 8}, seed + 2);
+    const auto [q, k, v] = test::random_qkv({2, 4, L, 8}, 4, S, 8, seed);
     SdpaOptions none, drop, same, other;
     none.return_probs = drop.return_probs = true;
     drop.dropout_p = same.dropout_p = other.dropout_p = 0.3;

@@ -1,0 +1,38 @@
+#!/usr/bin/env node
+// Captures a poster image of every visualization (static/posters/<name>.png): the still that the
+// `viz` shortcode shows when scripts are off. Pixels vary with fonts and Chromium versions, so
+// posters are refreshed by hand (`make posters`), not checked for freshness.
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { serveStatic } from './serve-static.mjs';
+
+const STATIC = new URL('../static/', import.meta.url).pathname;
+// The step each poster shows: a mid-algorithm state says more than the empty first step.
+const POSTER_HASH = { 'online-softmax': '#step=2&seed=19' };
+
+const names = readdirSync(join(STATIC, 'visualizations'), { withFileTypes: true })
+  .filter((d) => d.isDirectory() && existsSync(join(STATIC, 'visualizations', d.name, 'index.html')))
+  .map((d) => d.name);
+mkdirSync(join(STATIC, 'posters'), { recursive: true });
+
+const server = await serveStatic(STATIC, 0);
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+try {
+  for (const name of names) {
+    const page = await browser.newPage({ viewport: { width: 1024, height: 640 }, reducedMotion: 'reduce' });
+    await page.goto(`http://127.0.0.1:${server.address().port}/visualizations/${name}/${POSTER_HASH[name] ?? ''}`,
+      { waitUntil: 'networkidle' });
+    await page.locator('h1').waitFor();
+    await page.screenshot({ path: join(STATIC, 'posters', `${name}.png`) });
+    console.log(`static/posters/${name}.png`);
+    await page.close();
+  }
+} finally {
+  await browser.close();
+  server.close();
+}
