@@ -31,6 +31,12 @@ export function App({ state }: { state: FigureState }) {
     <div class="viz online-softmax">
       <header class="viz-header">
         <h1>Online softmax, one tile at a time</h1>
+          <Legend items={[
+            { swatch: colors.active, label: 'tile being folded in', outline: true },
+            { swatch: colors.sram, label: 'weight e^(s − m) in the tile' },
+            { swatch: colors.muted, label: 'already folded into ℓ and O' },
+            { swatch: colors.heads[0], label: 'dense softmax p (finish)' },
+          ]} />
         <div class="seed">
           <span>seed <output data-testid="seed">{ex.seed}</output></span>
           <button type="button" onClick={() => loadSeed((ex.seed % MAX_SEED) + 1)} title="Draw new random q, K and V from the next seed">
@@ -64,13 +70,6 @@ export function App({ state }: { state: FigureState }) {
       <footer class="viz-footer">
         <PlayControls stepper={stepper} />
         <TimelineScrubber stepper={stepper} labels={STEP_LABELS} />
-        <Legend items={[
-          { swatch: colors.active, label: 'tile being folded in', outline: true },
-          { swatch: colors.sram, label: 'weight e^(s − m) in the tile' },
-          { swatch: colors.muted, label: 'already folded into ℓ and O' },
-          { swatch: colors.heads[0], label: 'dense softmax p (finish)' },
-          { swatch: 'transparent', label: 'under each key: its value vector v' },
-        ]} />
       </footer>
     </div>
   );

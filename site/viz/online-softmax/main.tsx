@@ -7,6 +7,8 @@ import { App } from './App';
 import { createFigureState } from './state';
 
 applyTheme();
+// Inside another page's iframe the host shows the title, so the figure drops its own.
+if (window.self !== window.top) document.documentElement.classList.add('embedded');
 const root = document.getElementById('app')!;
 loadCore()
   .then((core) => render(<App state={createFigureState(core)} />, root))
