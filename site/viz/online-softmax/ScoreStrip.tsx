@@ -33,7 +33,8 @@ export function ScoreStrip({ ex, step }: { ex: Example; step: number }) {
                       {(weight ?? p) !== undefined && <AnimatedNumber class="bar-value" value={(weight ?? p)!} digits={2} />}
                     </span>
                     <span class="value" role="cell" title={`value vector v${j + 1}`}>
-                      v<sub>{j + 1}</sub> {Array.from(ex.values.subarray(j * VALUE_DIM, (j + 1) * VALUE_DIM), (x) => fmt(x, 2)).join(' ')}
+                      <span>v<sub>{j + 1}</sub></span>
+                      <span class="nums">{Array.from(ex.values.subarray(j * VALUE_DIM, (j + 1) * VALUE_DIM), (x) => fmt(x, 2)).join(' ')}</span>
                     </span>
                   </div>
                 );
