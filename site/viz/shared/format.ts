@@ -6,9 +6,3 @@ export function fmt(x: number, digits = 3): string {
   const s = x.toFixed(digits);
   return (s.startsWith('-') ? '−' + s.slice(1) : s).replace(/^−(0\.0*)$/, '$1');
 }
-
-export function fmtBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
-  return `${(n / 1024 / 1024).toFixed(2)} MiB`;
-}
