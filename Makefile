@@ -60,12 +60,14 @@ bench: native
 	@echo "Wrote build/bench/cpu.json"
 
 # CUDA sources, compiled for sm_80 and sm_90 when nvcc is installed (no GPU is needed to compile).
+# ptxas reports registers and spills per kernel; a kernel that spills fails the build.
 cuda: setup
-	@if [ -x /usr/local/cuda/bin/nvcc ] || command -v nvcc >/dev/null; then \
-	  cmake --preset cuda && cmake --build --preset cuda; \
-	else echo "nvcc not found: skipping the CUDA build"; fi
+	@if [ -x /usr/local/cuda/bin/nvcc ]; then \
+	  set -o pipefail; cmake --preset cuda >/dev/null && cmake --build --preset cuda --target attn_cuda 2>&1 | tee build/cuda/ptxas.log || exit 1; \
+	  if grep -E '[1-9][0-9]* bytes spill (stores|loads)' build/cuda/ptxas.log; then echo "register spills"; exit 1; fi; \
+	else echo "nvcc not found at /usr/local/cuda/bin: skipping the CUDA build"; fi
 
-test: test-native test-asan test-wasm check-fresh test-site test-e2e
+test: test-native test-asan test-wasm cuda check-fresh test-site test-e2e
 	@echo "All tests passed."
 
 test-native: native
