@@ -4,7 +4,7 @@
 // posters are refreshed by hand (`make posters`), not checked for freshness.
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './chromium.mjs';
 import { serveStatic } from './serve-static.mjs';
 
 const STATIC = new URL('../static/', import.meta.url).pathname;
@@ -17,11 +17,7 @@ const names = readdirSync(join(STATIC, 'visualizations'), { withFileTypes: true 
 mkdirSync(join(STATIC, 'posters'), { recursive: true });
 
 const server = await serveStatic(STATIC, 0);
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const browser = await launchChromium();
 try {
   for (const name of names) {
     const page = await browser.newPage({ viewport: { width: 1024, height: 640 }, reducedMotion: 'reduce' });

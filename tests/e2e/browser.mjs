@@ -3,23 +3,16 @@
 // error, page error and failed request so each test can assert there were none.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../../scripts/chromium.mjs';
 import { serveStatic } from '../../scripts/serve-static.mjs';
 
 export const ARTIFACTS = new URL('../../test-artifacts/', import.meta.url).pathname;
 mkdirSync(ARTIFACTS, { recursive: true });
 
-// Flags from TOOLCHAIN.md: without the networking ones Chromium floods a closed network.
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-
 export async function startSite(dir = process.env.SITE_DIR ?? 'public') {
   const server = await serveStatic(dir, 0);
   const base = `http://127.0.0.1:${server.address().port}`;
-  // Playwright gives every launch a fresh, empty profile directory of its own.
-  const browser = await chromium
-    .launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS })
-    .catch((e) => { server.close(); throw e; });
+  const browser = await launchChromium().catch((e) => { server.close(); throw e; });
   return {
     base,
     // A fresh page with problem recording. `options` are Playwright context options
