@@ -2,7 +2,7 @@
 // Run: node --test tests/wasm/   (needs static/wasm/ built: make wasm)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { loadCore } from './load.mjs';
 
 const core = await loadCore();
@@ -30,8 +30,9 @@ function maxAbsDiff(a, b) {
 test('every bound name is declared in attn_core.d.ts and exists at run time', async () => {
   const dts = await readFile(new URL('../../wasm/attn_core.d.ts', import.meta.url), 'utf8');
   const names = [];
-  for (const file of ['bind_attention.cpp', 'bind_online_softmax.cpp']) {
-    const src = await readFile(new URL(`../../wasm/${file}`, import.meta.url), 'utf8');
+  const wasmDir = new URL('../../wasm/', import.meta.url);
+  for (const file of (await readdir(wasmDir)).filter((f) => /^bind_.*\.cpp$/.test(f))) {
+    const src = await readFile(new URL(file, wasmDir), 'utf8');
     for (const m of src.matchAll(/(?:function|class_<[^>]+>|property)\("(\w+)"/g)) names.push(m[1]);
   }
   assert.ok(names.length >= 11, `found only ${names.length} bound names`);
