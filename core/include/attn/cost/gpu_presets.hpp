@@ -7,9 +7,12 @@
 
 namespace attn::cost {
 
-// A number from a primary source, in the unit the field's name states.
+// A number from a primary source, in the unit the field's name states. Byte sizes follow the
+// vendor's units: KB and MB of on-chip memory are binary (the whitepapers print 40 MB of L2 as
+// 40960 KB), GB of device memory and GB/s or TB/s of bandwidth are decimal, as printed.
 struct Sourced {
-    double value;             // 0 when the GPU does not support the feature (e.g. FP8 before Hopper/Ada)
+    double value;             // 0 when the GPU does not support the feature (e.g. FP8 before Hopper/Ada);
+                              // NaN when no primary source publishes the number (source says which)
     std::string_view source;  // "NVIDIA A100 Tensor Core GPU Datasheet (2021), p. 2"
 };
 
@@ -26,6 +29,7 @@ struct GpuPreset {
     Sourced tf32_flops;  // dense TF32 tensor-core peak
     Sourced fp16_flops;  // dense FP16/BF16 tensor-core peak with FP32 accumulation
     Sourced fp8_flops;   // dense FP8 tensor-core peak
+    std::string_view memory_type;  // "HBM2e", "GDDR6X": hbm_bytes is the device memory, whatever its kind
 };
 
 // Every preset, in a stable order (oldest architecture first).
