@@ -2,13 +2,16 @@
 // Thin by design: read and check the JS arguments, call the core, copy results into typed arrays.
 #include <emscripten/bind.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "attn/attention/flash_forward.hpp"
 #include "attn/attention/sdpa.hpp"
+#include "attn/attention/sram_blocks.hpp"
 #include "attn/random.hpp"
 #include "convert.hpp"
 #include "limits.hpp"
+#include "trace_js.hpp"
 
 namespace attn::wasm {
 namespace {
@@ -53,32 +56,33 @@ const char* step_kind_name(FlashStepKind k) {
         case FlashStepKind::tile: return "tile";
         case FlashStepKind::skip: return "skip";
         case FlashStepKind::write_o: return "write_o";
+        case FlashStepKind::init_o: return "init_o";
+        case FlashStepKind::load_kv: return "load_kv";
     }
     return "";
 }
 
-val step_to_js(const FlashTraceStep<float>& s) {
-    val o = val::object();
-    o.set("kind", val(step_kind_name(s.kind)));
-    o.set("qBlock", s.q_block);
-    o.set("kBlock", s.k_block);
-    o.set("rowBegin", s.row_begin);
-    o.set("rowEnd", s.row_end);
-    o.set("colBegin", s.col_begin);
-    o.set("colEnd", s.col_end);
-    o.set("scores", to_float32_array(s.scores));
-    o.set("weights", to_float32_array(s.weights));
-    o.set("m", to_float32_array(s.m));
-    o.set("l", to_float32_array(s.l));
-    o.set("rescale", to_float32_array(s.rescale));
-    o.set("acc", to_float32_array(s.acc));
-    o.set("output", to_float32_array(s.output));
+val steps_to_js(const std::vector<FlashTraceStep<float>>& trace) {
     // Byte and FLOP counters stay far below 2^53 under the caps, so JS numbers are exact.
-    o.set("hbmBytesRead", static_cast<double>(s.hbm_bytes_read));
-    o.set("hbmBytesWritten", static_cast<double>(s.hbm_bytes_written));
-    o.set("sramBytesHeld", static_cast<double>(s.sram_bytes_held));
-    o.set("flops", static_cast<double>(s.flops));
-    return o;
+    StepsBuilder steps("qBlock,kBlock,rowBegin,rowEnd,colBegin,colEnd,hbmBytesRead,hbmBytesWritten,sramBytesHeld,flops",
+                       "scores,weights,m,l,rescale,acc,output", true);
+    for (const auto& s : trace) {
+        steps.add(step_kind_name(s.kind),
+                  {double(s.q_block), double(s.k_block), double(s.row_begin), double(s.row_end), double(s.col_begin),
+                   double(s.col_end), double(s.hbm_bytes_read), double(s.hbm_bytes_written), double(s.sram_bytes_held),
+                   double(s.flops)},
+                  {&s.scores, &s.weights, &s.m, &s.l, &s.rescale, &s.acc, &s.output}, s.transfers);
+    }
+    return steps.build();
+}
+
+FlashLoopOrder loop_order_arg(const val& in) {
+    const val order = in["loopOrder"];
+    if (order.isUndefined()) return FlashLoopOrder::fa2_q_outer;
+    const std::string name = order.isString() ? order.as<std::string>() : "";
+    if (name == "fa2") return FlashLoopOrder::fa2_q_outer;
+    if (name == "fa1") return FlashLoopOrder::fa1_kv_outer;
+    throw Error("loopOrder: must be 'fa2' (query blocks outer) or 'fa1' (key/value blocks outer)");
 }
 
 val flash_forward_trace_js(const val& in) {
@@ -96,9 +100,17 @@ val flash_forward_trace_js(const val& in) {
         o.trace = true;
         o.trace_batch = integer_arg(in, "traceBatch", 0, t.q.shape.batch - 1, 0);
         o.trace_head = integer_arg(in, "traceHead", 0, t.q.shape.heads - 1, 0);
+        o.loop_order = loop_order_arg(in);
+        if (!in["sramElements"].isUndefined()) {
+            o.sram_elements = integer_arg(in, "sramElements", 1, kMaxSramElements, 0);
+            const BlockSizes b = blocks_from_sram(*o.sram_elements, std::max(t.q.shape.dim, t.v.shape.dim));
+            o.block_q = b.block_q;
+            o.block_k = b.block_k;
+        }
         const std::size_t steps = ((t.q.shape.seq + o.block_q - 1) / o.block_q) * ((t.k.shape.seq + o.block_k - 1) / o.block_k);
         if (steps > kMaxTraceSteps) {
-            throw Error("blockQ/blockK: " + std::to_string(steps) + " tiles exceed the in-browser trace limit of " +
+            throw Error(std::string(o.sram_elements ? "sramElements" : "blockQ/blockK") + ": " + std::to_string(steps) +
+                        " tiles exceed the in-browser trace limit of " +
                         std::to_string(kMaxTraceSteps) + "; use larger blocks");
         }
         const FlashResult<float> r = flash_forward(t.q, t.k, t.v, o);
@@ -109,6 +121,8 @@ val flash_forward_trace_js(const val& in) {
         out.set("lse", to_float32_array(r.lse));
         out.set("numQBlocks", r.num_q_blocks);
         out.set("numKBlocks", r.num_k_blocks);
+        out.set("blockQ", r.block_q);
+        out.set("blockK", r.block_k);
         val stats = val::object();
         stats.set("hbmBytesRead", static_cast<double>(r.stats.hbm_bytes_read));
         stats.set("hbmBytesWritten", static_cast<double>(r.stats.hbm_bytes_written));
@@ -117,9 +131,7 @@ val flash_forward_trace_js(const val& in) {
         stats.set("tilesSkipped", static_cast<double>(r.stats.tiles_skipped));
         stats.set("peakSramBytes", static_cast<double>(r.stats.peak_sram_bytes));
         out.set("stats", stats);
-        val steps_js = val::array();
-        for (const auto& s : r.trace) steps_js.call<void>("push", step_to_js(s));
-        out.set("steps", steps_js);
+        out.set("steps", steps_to_js(r.trace));
         return out;
     });
 }

@@ -191,3 +191,54 @@ TEST_CASE("the trace follows FlashAttention-2's loop and ends in the returned ou
     // Counters cover the traced head only: a quarter of the launch's reads.
     CHECK(r.trace.back().hbm_bytes_read * 4 == r.stats.hbm_bytes_read);
 }
+
+TEST_CASE("each FA2 trace step lists its HBM transfers, and they add up to the counters") {
+    const std::uint64_t seed = test::next_seed();
+    INFO("seed=" << seed);
+    const std::size_t L = 11, S = 19, D = 4, Dv = 3, br = 4, bc = 8, eb = 2;
+    const Inputs in = random_inputs({1, 1, L, D}, 1, S, Dv, seed);
+    FlashOptions o;
+    o.block_q = br;
+    o.block_k = bc;
+    o.element_bytes = eb;
+    o.causal = Causal::top_left;
+    o.trace = true;
+    const auto r = flash_forward(in.q, in.k, in.v, o);
+    CHECK(r.block_q == br);
+    CHECK(r.block_k == bc);
+    std::uint64_t read = 0, written = 0;
+    for (const auto& s : r.trace) {
+        std::uint64_t step_read = 0, step_written = 0;
+        for (const auto& t : s.transfers) (t.direction == HbmDirection::read ? step_read : step_written) += t.bytes;
+        CHECK(s.hbm_bytes_read == read + step_read);
+        CHECK(s.hbm_bytes_written == written + step_written);
+        read = s.hbm_bytes_read;
+        written = s.hbm_bytes_written;
+        const std::size_t rows = s.row_end - s.row_begin, cols = s.col_end - s.col_begin;
+        switch (s.kind) {
+            case FlashStepKind::load_q:
+                REQUIRE(s.transfers.size() == 1);
+                CHECK(s.transfers[0].matrix == HbmMatrix::q);
+                CHECK(s.transfers[0].bytes == rows * D * eb);
+                break;
+            case FlashStepKind::tile:
+                REQUIRE(s.transfers.size() == 2);
+                CHECK(s.transfers[0].matrix == HbmMatrix::k);
+                CHECK(s.transfers[1].matrix == HbmMatrix::v);
+                CHECK(s.transfers[1].row_begin == s.col_begin);
+                CHECK(s.transfers[1].bytes == cols * Dv * eb);
+                break;
+            case FlashStepKind::skip: CHECK(s.transfers.empty()); break;
+            case FlashStepKind::write_o:
+                REQUIRE(s.transfers.size() == 2);
+                CHECK(s.transfers[0].matrix == HbmMatrix::o);
+                CHECK(s.transfers[0].direction == HbmDirection::write);
+                CHECK(s.transfers[1].matrix == HbmMatrix::lse);
+                CHECK(s.transfers[1].bytes == rows * 4);
+                break;
+            default: FAIL("FA2 order emits no init_o or load_kv steps");
+        }
+    }
+    CHECK(read == r.stats.hbm_bytes_read);
+    CHECK(written == r.stats.hbm_bytes_written);
+}

@@ -3,108 +3,50 @@
 #include <algorithm>
 #include <string>
 
-#include "attn/attention/online_softmax.hpp"
+#include "flash_forward_detail.hpp"
+#include "io_options.hpp"
 #include "score_row.hpp"
 
 namespace attn {
-namespace {
+namespace detail {
 
-constexpr std::size_t kMaxBlock = 4096;
-constexpr std::uint64_t kStatBytes = 4;  // fp32 statistics, scores and accumulator
-
-void validate_flash_options(const FlashOptions& o, const AttentionProblem& p) {
-    if (o.block_q < 1 || o.block_q > kMaxBlock) {
-        throw Error("block_q: must be in [1, " + std::to_string(kMaxBlock) + "], got " + std::to_string(o.block_q));
+BlockSizes flash_blocks(const FlashOptions& o, const AttentionProblem& p) {
+    const BlockSizes blocks = io_blocks(o, p);
+    if (o.loop_order != FlashLoopOrder::fa2_q_outer && o.loop_order != FlashLoopOrder::fa1_kv_outer) {
+        throw Error("loop_order: must be fa2_q_outer or fa1_kv_outer");
     }
-    if (o.block_k < 1 || o.block_k > kMaxBlock) {
-        throw Error("block_k: must be in [1, " + std::to_string(kMaxBlock) + "], got " + std::to_string(o.block_k));
-    }
-    if (o.element_bytes != 1 && o.element_bytes != 2 && o.element_bytes != 4 && o.element_bytes != 8) {
-        throw Error("element_bytes: must be 1, 2, 4 or 8, got " + std::to_string(o.element_bytes));
-    }
-    if (o.trace && (o.trace_batch >= p.batch || o.trace_head >= p.q_heads)) {
-        throw Error("trace_batch/trace_head: must be < (" + std::to_string(p.batch) + ", " + std::to_string(p.q_heads) +
-                    "), got (" + std::to_string(o.trace_batch) + ", " + std::to_string(o.trace_head) + ")");
-    }
+    return blocks;
 }
 
-// Accumulates the state of one query block and records trace steps from it.
+}  // namespace detail
+
+namespace {
+
+// FlashAttention-2's loop order: query blocks outer, the softmax state stays on chip for a whole
+// row of blocks and is normalised once, at the end (FA2 paper, Algorithm 1).
 template <class T>
-struct QueryBlock {
-    std::size_t rows = 0, value_dim = 0;
-    std::vector<online_softmax::State<T>> state;
-    std::vector<T> acc;      // rows x value_dim
-    std::vector<T> rescale;  // per row, of the last step
-    std::vector<T> scores, weights;
-
-    void reset(std::size_t n_rows, std::size_t dv, std::size_t max_cols) {
-        rows = n_rows;
-        value_dim = dv;
-        state.assign(rows, {});
-        acc.assign(rows * dv, T(0));
-        rescale.assign(rows, T(1));
-        scores.resize(rows * max_cols);
-        weights.resize(rows * max_cols);
-    }
-
-    FlashTraceStep<T> snapshot(FlashStepKind kind, std::size_t q_block, std::size_t k_block, std::size_t row_begin,
-                               std::size_t col_begin, std::size_t col_end) const {
-        FlashTraceStep<T> s{kind, q_block, k_block, row_begin, row_begin + rows, col_begin, col_end,
-                            {}, {}, {}, {}, rescale, acc, std::vector<T>(rows * value_dim), 0, 0, 0, 0};
-        if (kind == FlashStepKind::tile) {
-            const std::size_t n = rows * (col_end - col_begin);
-            s.scores.assign(scores.begin(), scores.begin() + static_cast<std::ptrdiff_t>(n));
-            s.weights.assign(weights.begin(), weights.begin() + static_cast<std::ptrdiff_t>(n));
-        }
-        for (std::size_t r = 0; r < rows; ++r) {
-            s.m.push_back(state[r].m);
-            s.l.push_back(state[r].l);
-            online_softmax::finalize(state[r], &acc[r * value_dim], value_dim, &s.output[r * value_dim]);
-        }
-        return s;
-    }
-};
-
-}  // namespace
-
-template <class T>
-FlashResult<T> flash_forward(const Tensor4<T>& q, const Tensor4<T>& k, const Tensor4<T>& v,
-                             const FlashOptions& options) {
-    const AttentionProblem p = validate_attention(q, k, v, options);
-    validate_flash_options(options, p);
-    const std::size_t br = options.block_q, bc = options.block_k;
+void flash_forward_fa2(const Tensor4<T>& q, const Tensor4<T>& k, const Tensor4<T>& v, const FlashOptions& options,
+                       const AttentionProblem& p, FlashResult<T>& r) {
+    using detail::kStatBytes;
+    const std::size_t br = r.block_q, bc = r.block_k;
     const std::uint64_t eb = options.element_bytes;
-
-    FlashResult<T> r;
-    r.output = Tensor4<T>(p.output_shape());
-    r.lse.assign(p.batch * p.q_heads * p.q_len, T(0));
-    r.num_q_blocks = (p.q_len + br - 1) / br;
-    r.num_k_blocks = (p.kv_len + bc - 1) / bc;
     FlashStats& st = r.stats;
+    detail::HbmTraffic traffic(st.hbm_bytes_read, st.hbm_bytes_written);
 
-    QueryBlock<T> blk;
+    detail::QueryBlock<T> blk;
     for (std::size_t b = 0; b < p.batch; ++b) {
         for (std::size_t h = 0; h < p.q_heads; ++h) {
-            const bool tracing = options.trace && b == options.trace_batch && h == options.trace_head;
-            const FlashStats head_start = st;
-            // Stamps a trace step with the counters of this head so far and the live on-chip bytes.
-            auto record = [&](FlashTraceStep<T> step, std::uint64_t sram) {
-                step.hbm_bytes_read = st.hbm_bytes_read - head_start.hbm_bytes_read;
-                step.hbm_bytes_written = st.hbm_bytes_written - head_start.hbm_bytes_written;
-                step.flops = st.flops - head_start.flops;
-                step.sram_bytes_held = sram;
-                r.trace.push_back(std::move(step));
-            };
+            detail::HeadRecorder<T> rec(r, traffic, options.trace && b == options.trace_batch && h == options.trace_head);
             const T* values = v.row(b, p.kv_head_of(h), 0);
 
             for (std::size_t qb = 0; qb < r.num_q_blocks; ++qb) {
                 const std::size_t row0 = qb * br, rows = std::min(br, p.q_len - row0);
-                blk.reset(rows, p.value_dim, bc);
-                st.hbm_bytes_read += rows * p.head_dim * eb;  // Q_i
+                blk.reset(rows, p.value_dim, std::min(bc, p.kv_len));
+                traffic.read(HbmMatrix::q, row0, row0 + rows, 0, p.head_dim, eb);
                 // Q_i, the accumulator and m, l stay on chip for the whole inner loop.
                 const std::uint64_t resident = rows * p.head_dim * eb + rows * (p.value_dim + 2) * kStatBytes;
                 st.peak_sram_bytes = std::max(st.peak_sram_bytes, resident);
-                if (tracing) record(blk.snapshot(FlashStepKind::load_q, qb, 0, row0, 0, 0), resident);
+                if (rec.tracing()) rec.record(blk.snapshot(FlashStepKind::load_q, qb, 0, row0, 0, 0), resident);
                 // Causal ends grow with the row, so the block's last row bounds every key it can see.
                 const std::size_t key_limit = causal_key_end(row0 + rows - 1, p.q_len, p.kv_len, options.causal);
 
@@ -113,11 +55,14 @@ FlashResult<T> flash_forward(const Tensor4<T>& q, const Tensor4<T>& k, const Ten
                     if (col0 >= key_limit) {
                         ++st.tiles_skipped;
                         std::fill(blk.rescale.begin(), blk.rescale.end(), T(1));
-                        if (tracing) record(blk.snapshot(FlashStepKind::skip, qb, kb, row0, col0, col0 + cols), resident);
+                        if (rec.tracing()) {
+                            rec.record(blk.snapshot(FlashStepKind::skip, qb, kb, row0, col0, col0 + cols), resident);
+                        }
                         continue;
                     }
                     ++st.tiles_computed;
-                    st.hbm_bytes_read += cols * (p.head_dim + p.value_dim) * eb;  // K_j, V_j
+                    traffic.read(HbmMatrix::k, col0, col0 + cols, 0, p.head_dim, eb);
+                    traffic.read(HbmMatrix::v, col0, col0 + cols, 0, p.value_dim, eb);
                     st.flops += 2 * rows * cols * (p.head_dim + p.value_dim);
                     const std::uint64_t sram =
                         resident + cols * (p.head_dim + p.value_dim) * eb + rows * cols * kStatBytes;
@@ -129,18 +74,41 @@ FlashResult<T> flash_forward(const Tensor4<T>& q, const Tensor4<T>& k, const Ten
                                                                 cols, values + col0 * p.value_dim, p.value_dim,
                                                                 &blk.weights[i * cols]);
                     }
-                    if (tracing) record(blk.snapshot(FlashStepKind::tile, qb, kb, row0, col0, col0 + cols), sram);
+                    if (rec.tracing()) rec.record(blk.snapshot(FlashStepKind::tile, qb, kb, row0, col0, col0 + cols), sram);
                 }
 
                 for (std::size_t i = 0; i < rows; ++i) {
                     r.lse[(b * p.q_heads + h) * p.q_len + row0 + i] = online_softmax::finalize(
                         blk.state[i], &blk.acc[i * p.value_dim], p.value_dim, r.output.row(b, h, row0 + i));
                 }
-                st.hbm_bytes_written += rows * p.value_dim * eb + rows * kStatBytes;  // O_i and L_i
+                traffic.write(HbmMatrix::o, row0, row0 + rows, 0, p.value_dim, eb);
+                traffic.write(HbmMatrix::lse, row0, row0 + rows, 0, 1, kStatBytes);
                 std::fill(blk.rescale.begin(), blk.rescale.end(), T(1));
-                if (tracing) record(blk.snapshot(FlashStepKind::write_o, qb, 0, row0, 0, 0), resident);
+                if (rec.tracing()) rec.record(blk.snapshot(FlashStepKind::write_o, qb, 0, row0, 0, 0), resident);
             }
         }
+    }
+}
+
+}  // namespace
+
+template <class T>
+FlashResult<T> flash_forward(const Tensor4<T>& q, const Tensor4<T>& k, const Tensor4<T>& v,
+                             const FlashOptions& options) {
+    const AttentionProblem p = validate_attention(q, k, v, options);
+    const BlockSizes blocks = detail::flash_blocks(options, p);
+
+    FlashResult<T> r;
+    r.output = Tensor4<T>(p.output_shape());
+    r.lse.assign(p.batch * p.q_heads * p.q_len, T(0));
+    r.block_q = blocks.block_q;
+    r.block_k = blocks.block_k;
+    r.num_q_blocks = detail::ceil_div(p.q_len, r.block_q);
+    r.num_k_blocks = detail::ceil_div(p.kv_len, r.block_k);
+    if (options.loop_order == FlashLoopOrder::fa1_kv_outer) {
+        detail::flash_forward_fa1(q, k, v, options, p, r);
+    } else {
+        flash_forward_fa2(q, k, v, options, p, r);
     }
     return r;
 }
