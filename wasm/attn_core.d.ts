@@ -4,6 +4,10 @@
 // Every function throws a JavaScript Error whose message names the bad argument and its allowed
 // range; the module keeps working afterwards.
 
+import type { CostApi } from './cost';
+import type { GpuApi } from './gpu';
+import type { IoApi } from './io';
+
 /** [batch, heads, seq, dim], SDPA's layout; every entry an integer >= 1. */
 export type Shape4 = [number, number, number, number];
 
@@ -58,11 +62,36 @@ export interface FlashTraceInput extends AttentionInput {
   elementBytes?: number;
   traceBatch?: number;
   traceHead?: number;
+  /**
+   * 'fa2' (default): query blocks outer, O written once (FlashAttention-2, Algorithm 1).
+   * 'fa1': key/value blocks outer, O, l, m re-read and re-written per K/V block (FlashAttention-1, Algorithm 1).
+   */
+  loopOrder?: 'fa2' | 'fa1';
+  /**
+   * M, the SRAM budget in ELEMENTS, integer in [1, 2^24]. When given, blockQ/blockK are ignored and
+   * derived as in FlashAttention-1 Algorithm 1: Bc = ceil(M / 4d), Br = min(Bc, d), d = max(head_dim, value_dim).
+   */
+  sramElements?: number;
 }
 
-export type FlashStepKind = 'load_q' | 'tile' | 'skip' | 'write_o';
+/** init_o and load_kv occur only in the 'fa1' loop order. */
+export type FlashStepKind = 'load_q' | 'tile' | 'skip' | 'write_o' | 'init_o' | 'load_kv';
 
-/** One state of FlashAttention-2's loop for the traced (batch, head). Row arrays are row-major. */
+/** One block moved between HBM and SRAM in a trace step. */
+export interface HbmTransfer {
+  /** The HBM array: inputs/outputs, standard attention's S and P, FA1's m and l, the lse, gradients, D = rowsum(dO o O). */
+  matrix: 'Q' | 'K' | 'V' | 'O' | 'S' | 'P' | 'm' | 'l' | 'lse' | 'dO' | 'dQ' | 'dK' | 'dV' | 'D';
+  direction: 'read' | 'write';
+  /** Sequence rows [rowBegin, rowEnd): query rows for Q, O, S, P and per-row statistics; key rows for K, V, dK, dV. */
+  rowBegin: number;
+  rowEnd: number;
+  /** Key columns of an S or P block; feature columns [0, width) otherwise. */
+  colBegin: number;
+  colEnd: number;
+  bytes: number;
+}
+
+/** One state of the traced (batch, head) in either loop order. Row arrays are row-major. */
 export interface FlashStep {
   kind: FlashStepKind;
   qBlock: number;
@@ -82,7 +111,7 @@ export interface FlashStep {
   rescale: Float32Array;
   /** rows x valueDim unnormalised accumulator. */
   acc: Float32Array;
-  /** rows x valueDim: acc / l, the output if the row stopped here. */
+  /** rows x valueDim: acc / l, the output if the row stopped here (in 'fa1' order: the normalised O_i written to HBM). */
   output: Float32Array;
   /** Cumulative for the traced head. */
   hbmBytesRead: number;
@@ -91,6 +120,8 @@ export interface FlashStep {
   sramBytesHeld: number;
   /** Cumulative, 2 per multiply-add. */
   flops: number;
+  /** The HBM reads and writes of this step, in order; their bytes are this step's counter increments. */
+  transfers: HbmTransfer[];
 }
 
 export interface FlashStats {
@@ -108,6 +139,9 @@ export interface FlashTraceResult {
   lse: Float32Array;
   numQBlocks: number;
   numKBlocks: number;
+  /** Br and Bc used (derived from sramElements when given). */
+  blockQ: number;
+  blockK: number;
   /** Whole launch (all batches and heads). */
   stats: FlashStats;
   steps: FlashStep[];
@@ -127,7 +161,9 @@ export interface OnlineSoftmax {
   delete(): void;
 }
 
-export interface AttnCore {
+/** The whole bound API: exact attention here, plus the IO-aware algorithms, the cost model and
+ *  the GPU models declared in io.d.ts, cost.d.ts and gpu.d.ts. */
+export interface AttnCore extends IoApi, CostApi, GpuApi {
   sdpa(input: SdpaInput): SdpaResult;
   flashForwardTrace(input: FlashTraceInput): FlashTraceResult;
   /** Seeded N(0, stddev^2) values, identical in every browser. seed: integer in [0, 2^32 - 1]. */

@@ -11,5 +11,12 @@ inline constexpr std::size_t kMaxTraceLength = 1024;                     // L an
 inline constexpr std::size_t kMaxTraceSteps = 4096;                      // Q blocks x K blocks
 inline constexpr std::size_t kMaxValueDim = 4096;                        // OnlineSoftmax value width
 inline constexpr std::size_t kMaxSeed = 4294967295u;                     // seeds are 32-bit in JS
+inline constexpr std::size_t kMaxSramElements = std::size_t{1} << 24;    // an SRAM budget M, in elements
+inline constexpr std::size_t kMaxCostSeqLen = std::size_t{1} << 24;      // L and S in cost queries (closed forms)
+inline constexpr std::size_t kMaxCostRowBlocks = std::size_t{1} << 20;   // query blocks a flash cost query walks
+inline constexpr std::size_t kMaxWorkBlocks = std::size_t{1} << 16;      // thread blocks gpuWorkPartition lays out
+inline constexpr std::size_t kMaxFa3Iterations = 64;                     // key blocks an FA3 timeline simulates
+inline constexpr std::size_t kMaxFp8SeqLen = 2048;                       // N of the in-browser FP8 experiment
+inline constexpr std::size_t kMaxFp8Work = std::size_t{1} << 23;         // its seqLen * evalRows * headDim
 
 }  // namespace attn::wasm

@@ -5,6 +5,9 @@ import type createAttnCore from './attn_core';
 import type { AttnCore } from './attn_core';
 
 export type * from './attn_core';
+export type * from './cost';
+export type * from './gpu';
+export type * from './io';
 
 let core: Promise<AttnCore> | undefined;
 

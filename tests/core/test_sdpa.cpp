@@ -45,7 +45,7 @@ TEST_CASE("a hand-computed example") {
     CHECK(r.probs[1] == doctest::Approx(0.75));
 }
 
-TEST_CASE("default scale is 1/sqrt(head_dim); identical keys give the mean of the values") {
+TEST_CASE("default scale is 1/sqrt(head_dim), identical keys give the mean of the values") {
     const std::uint64_t seed = test::next_seed();
     INFO("seed=" << seed);
     const auto [q, k, v] = test::random_qkv({2, 3, 5, 16}, 3, 9, 7, seed);
