@@ -13,6 +13,7 @@
 #include <random>
 #include <string>
 
+#include "attn/error.hpp"
 #include "attn/random.hpp"
 #include "attn/tensor.hpp"
 
@@ -49,6 +50,27 @@ inline Qkv random_qkv(Shape4 q_shape, std::size_t kv_heads, std::size_t kv_len, 
 // Rounds to float and back, so a double reference sees exactly the inputs a float run sees.
 inline Tensor4<double> float_rounded(const Tensor4<double>& t) {
     return tensor_cast<double>(tensor_cast<float>(t));
+}
+
+// random_qkv with every value exactly representable in float, for float-vs-double comparisons.
+inline Qkv random_float_qkv(Shape4 q_shape, std::size_t kv_heads, std::size_t kv_len, std::size_t value_dim,
+                            std::uint64_t seed) {
+    auto in = random_qkv(q_shape, kv_heads, kv_len, value_dim, seed);
+    return {float_rounded(in.q), float_rounded(in.k), float_rounded(in.v)};
+}
+
+inline std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
+
+// Expects `call` to throw attn::Error whose message contains `expected`.
+template <class F>
+void check_error(F&& call, const std::string& expected) {
+    try {
+        call();
+        FAIL("expected attn::Error mentioning '" << expected << "'");
+    } catch (const Error& e) {
+        INFO("message: " << e.what());
+        CHECK(std::string(e.what()).find(expected) != std::string::npos);
+    }
 }
 
 template <class A, class B>

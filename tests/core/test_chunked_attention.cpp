@@ -16,12 +16,6 @@ namespace {
 constexpr double kFloatTol = 2e-5;
 constexpr double kDoubleTol = 1e-12;
 
-test::Qkv random_inputs(Shape4 qs, std::size_t kv_heads, std::size_t kv_len, std::size_t value_dim,
-                        std::uint64_t seed) {
-    auto in = test::random_qkv(qs, kv_heads, kv_len, value_dim, seed);
-    return {test::float_rounded(in.q), test::float_rounded(in.k), test::float_rounded(in.v)};
-}
-
 void check_against_reference(const test::Qkv& in, const ChunkedAttentionOptions& o) {
     SdpaOptions so;
     static_cast<AttentionOptions&>(so) = o;
@@ -34,28 +28,15 @@ void check_against_reference(const test::Qkv& in, const ChunkedAttentionOptions&
     CHECK(test::max_abs_diff(f64.lse, ref.lse) < kDoubleTol);
 }
 
-std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
-
 // The largest live intermediate storage of one query chunk of `rows` rows: while key chunk t is
 // summarised, t + 1 summaries of rows x (Dv + 2) and one rows x cols_t chunk of scores are alive.
 std::uint64_t expected_peak(std::size_t rows, std::size_t S, std::size_t ck, std::size_t Dv) {
     std::uint64_t peak = 0;
-    for (std::size_t t = 0; t < ceil_div(S, ck); ++t) {
+    for (std::size_t t = 0; t < test::ceil_div(S, ck); ++t) {
         const std::size_t cols = std::min(ck, S - t * ck);
         peak = std::max<std::uint64_t>(peak, (t + 1) * rows * (Dv + 2) + rows * cols);
     }
     return peak;
-}
-
-template <class F>
-void check_error(F&& call, const std::string& names) {
-    try {
-        call();
-        FAIL("expected attn::Error mentioning '" << names << "'");
-    } catch (const Error& e) {
-        INFO("message: " << e.what());
-        CHECK(std::string(e.what()).find(names) != std::string::npos);
-    }
 }
 
 }  // namespace
@@ -74,7 +55,7 @@ TEST_CASE("chunked attention equals sdpa for odd sizes, L != S, both causal alig
                 if (cq) o.query_chunk = cq;
                 if (ck) o.key_chunk = ck;
                 o.causal = causal;
-                check_against_reference(random_inputs({1, 4, L, 16}, 2, S, 11, seed), o);
+                check_against_reference(test::random_float_qkv({1, 4, L, 16}, 2, S, 11, seed), o);
             }
         }
     }
@@ -83,7 +64,7 @@ TEST_CASE("chunked attention equals sdpa for odd sizes, L != S, both causal alig
 TEST_CASE("chunked attention with masks, fully masked rows are zeros with lse = -inf") {
     const std::uint64_t seed = test::next_seed();
     INFO("seed=" << seed);
-    const auto in = random_inputs({2, 6, 37, 24}, 2, 53, 9, seed);
+    const auto in = test::random_float_qkv({2, 6, 37, 24}, 2, 53, 9, seed);
     ChunkedAttentionOptions o;
     o.query_chunk = 5;
     std::vector<std::uint8_t> allowed(37 * 53);
@@ -101,7 +82,7 @@ TEST_CASE("chunked attention with masks, fully masked rows are zeros with lse = 
 }
 
 TEST_CASE("default chunks: queries in chunks of 1024 (the paper's code), keys in chunks of ceil(sqrt(S))") {
-    const auto in = random_inputs({1, 1, 30, 4}, 1, 50, 3, test::next_seed());
+    const auto in = test::random_float_qkv({1, 1, 30, 4}, 1, 50, 3, test::next_seed());
     const auto r = chunked_attention(in.q, in.k, in.v);
     CHECK(r.query_chunk == 30);  // min(1024, L)
     CHECK(r.key_chunk == 8);     // ceil(sqrt(50)) = 8 (7^2 = 49 < 50)
@@ -120,7 +101,7 @@ TEST_CASE("peak intermediate memory equals its closed form and grows as sqrt(N) 
     for (auto [L, S, cq, ck] : {std::tuple{37u, 53u, 5u, 7u}, std::tuple{10u, 129u, 16u, 12u}, std::tuple{3u, 1u, 1u, 1u}}) {
         INFO("L=" << L << " S=" << S << " cq=" << cq << " ck=" << ck);
         const std::size_t Dv = 9;
-        const auto in = random_inputs({2, 3, L, 4}, 3, S, Dv, test::next_seed());
+        const auto in = test::random_float_qkv({2, 3, L, 4}, 3, S, Dv, test::next_seed());
         ChunkedAttentionOptions o;
         o.query_chunk = cq;
         o.key_chunk = ck;
@@ -140,7 +121,7 @@ TEST_CASE("peak intermediate memory equals its closed form and grows as sqrt(N) 
     for (std::size_t root : {8u, 16u, 24u, 32u}) {
         const std::size_t N = root * root;
         INFO("N=" << N);
-        const auto in = random_inputs({1, 1, N, 4}, 1, N, Dv, test::next_seed());
+        const auto in = test::random_float_qkv({1, 1, N, 4}, 1, N, Dv, test::next_seed());
         ChunkedAttentionOptions o;
         o.query_chunk = cq;
         const auto r = chunked_attention(in.q, in.k, in.v, o);
@@ -160,7 +141,7 @@ TEST_CASE("the chunked trace: one summary per (query chunk, key chunk), then the
     const std::uint64_t seed = test::next_seed();
     INFO("seed=" << seed);
     const std::size_t L = 10, S = 23, Dv = 3;
-    const auto in = random_inputs({1, 2, L, 4}, 1, S, Dv, seed);
+    const auto in = test::random_float_qkv({1, 2, L, 4}, 1, S, Dv, seed);
     ChunkedAttentionOptions o;
     o.query_chunk = 4;
     o.key_chunk = 6;
@@ -168,7 +149,7 @@ TEST_CASE("the chunked trace: one summary per (query chunk, key chunk), then the
     o.trace = true;
     o.trace_head = 1;
     const auto r = chunked_attention(in.q, in.k, in.v, o);
-    const std::size_t nq = ceil_div(L, 4), nk = ceil_div(S, 6);
+    const std::size_t nq = test::ceil_div(L, 4), nk = test::ceil_div(S, 6);
     REQUIRE(r.trace.size() == nq * (nk + 1));
     std::uint64_t max_live = 0;
     for (std::size_t qc = 0; qc < nq; ++qc) {
@@ -193,15 +174,15 @@ TEST_CASE("chunked attention validates its options") {
     const Tensor4<double> q(Shape4{1, 2, 5, 8}, 0.1), k(Shape4{1, 1, 7, 8}, 0.2), v(Shape4{1, 1, 7, 3}, 0.3);
     ChunkedAttentionOptions o;
     o.query_chunk = 0;
-    check_error([&] { chunked_attention(q, k, v, o); }, "query_chunk: must be >= 1, got 0");
+    test::check_error([&] { chunked_attention(q, k, v, o); }, "query_chunk: must be >= 1, got 0");
     o.query_chunk = 2;
     o.key_chunk = 0;
-    check_error([&] { chunked_attention(q, k, v, o); }, "key_chunk: must be >= 1, got 0");
+    test::check_error([&] { chunked_attention(q, k, v, o); }, "key_chunk: must be >= 1, got 0");
     o.key_chunk = 2;
     o.element_bytes = 0;
-    check_error([&] { chunked_attention(q, k, v, o); }, "element_bytes: must be 1, 2, 4 or 8, got 0");
+    test::check_error([&] { chunked_attention(q, k, v, o); }, "element_bytes: must be 1, 2, 4 or 8, got 0");
     o.element_bytes = 4;
     o.trace = true;
     o.trace_head = 5;
-    check_error([&] { chunked_attention(q, k, v, o); }, "trace_batch/trace_head: must be < (1, 2)");
+    test::check_error([&] { chunked_attention(q, k, v, o); }, "trace_batch/trace_head: must be < (1, 2)");
 }

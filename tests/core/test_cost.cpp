@@ -20,17 +20,6 @@ using namespace attn::cost;
 
 namespace {
 
-template <class F>
-void check_error(F&& call, const std::string& names) {
-    try {
-        call();
-        FAIL("expected attn::Error mentioning '" << names << "'");
-    } catch (const Error& e) {
-        INFO("message: " << e.what());
-        CHECK(std::string(e.what()).find(names) != std::string::npos);
-    }
-}
-
 bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
 // Every number of a preset: > 0, or 0 for an unsupported feature, or NaN for an unpublished one,
@@ -93,8 +82,8 @@ TEST_CASE("cost: GPU presets have the agreed ids, unique, every number sourced")
         CHECK(&gpu_preset(g.id) == &g);
     }
     CHECK(ids == expected);
-    check_error([] { gpu_preset("a100"); }, "gpu: unknown preset 'a100'; valid ids are v100-sxm2-32gb, t4, a100-sxm-40gb");
-    check_error([] { gpu_preset(""); }, "l40s");
+    test::check_error([] { gpu_preset("a100"); }, "gpu: unknown preset 'a100'; valid ids are v100-sxm2-32gb, t4, a100-sxm-40gb");
+    test::check_error([] { gpu_preset(""); }, "l40s");
 }
 
 TEST_CASE("cost: model presets are consistent and every number sourced") {
@@ -137,7 +126,7 @@ TEST_CASE("cost: model presets are consistent and every number sourced") {
         CHECK(&models::model_preset(m.id) == &m);
     }
     CHECK(ids == expected);
-    check_error([] { models::model_preset("llama-3-8b"); },
+    test::check_error([] { models::model_preset("llama-3-8b"); },
                 "model: unknown preset 'llama-3-8b'; valid ids are bert-base, bert-large, gpt2");
 }
 
@@ -150,7 +139,7 @@ TEST_CASE("cost: precisions, peaks, ridge points and unsupported precisions") {
     CHECK(bytes_per_element(Precision::tf32) == 4);
     CHECK(bytes_per_element(Precision::fp16) == 2);
     CHECK(bytes_per_element(Precision::fp8) == 1);
-    check_error([] { precision_from_name("int8"); }, "precision: unknown name 'int8'; valid names are fp32, tf32");
+    test::check_error([] { precision_from_name("int8"); }, "precision: unknown name 'int8'; valid names are fp32, tf32");
 
     const GpuPreset& h100 = gpu_preset("h100-sxm");
     CHECK(roofline::peak_flops(h100, Precision::fp32) == h100.fp32_flops.value);
@@ -159,15 +148,15 @@ TEST_CASE("cost: precisions, peaks, ridge points and unsupported precisions") {
     CHECK(roofline::peak_flops(h100, Precision::fp8) == h100.fp8_flops.value);
     CHECK(roofline::ridge_point(h100, Precision::fp16) == h100.fp16_flops.value / h100.hbm_bytes_per_s.value);
 
-    check_error([] { roofline::peak_flops(gpu_preset("a100-sxm-80gb"), Precision::fp8); },
+    test::check_error([] { roofline::peak_flops(gpu_preset("a100-sxm-80gb"), Precision::fp8); },
                 "precision: NVIDIA A100 80GB SXM has no dense fp8 peak");
-    check_error([] { roofline::ridge_point(gpu_preset("v100-sxm2-32gb"), Precision::tf32); }, "has no dense tf32");
-    check_error([] { roofline::arithmetic_intensity(1, 0); }, "bytes: must be a finite number > 0");
-    check_error([] { roofline::arithmetic_intensity(-1, 1); }, "flops: must be a finite number >= 0");
-    check_error([] { roofline::arithmetic_intensity(NAN, 1); }, "flops");
-    check_error([] { roofline::attainable_flops(gpu_preset("t4"), Precision::fp16, -1); },
+    test::check_error([] { roofline::ridge_point(gpu_preset("v100-sxm2-32gb"), Precision::tf32); }, "has no dense tf32");
+    test::check_error([] { roofline::arithmetic_intensity(1, 0); }, "bytes: must be a finite number > 0");
+    test::check_error([] { roofline::arithmetic_intensity(-1, 1); }, "flops: must be a finite number >= 0");
+    test::check_error([] { roofline::arithmetic_intensity(NAN, 1); }, "flops");
+    test::check_error([] { roofline::attainable_flops(gpu_preset("t4"), Precision::fp16, -1); },
                 "intensity: must be a number >= 0");
-    check_error([] { roofline::bound(gpu_preset("t4"), Precision::fp16, 1, 0); }, "bytes");
+    test::check_error([] { roofline::bound(gpu_preset("t4"), Precision::fp16, 1, 0); }, "bytes");
 }
 
 TEST_CASE("cost: attainable FLOP/s is min(peak, intensity x bandwidth) and the bound flips at the ridge") {
@@ -218,8 +207,8 @@ TEST_CASE("cost: attended pairs equal the brute-force sum of causal key ends, bo
     // Bottom-right with L > S: the first L - S rows see nothing, the rest form a triangle plus a block.
     CHECK(attended_pairs(10, 3, Causal::bottom_right) == 1 + 2 + 3);
     CHECK(attended_pairs(3, 10, Causal::top_left) == 1 + 2 + 3);
-    check_error([] { attended_pairs(0, 3, Causal::none); }, "q_len: must be an integer in [1, 16777216], got 0");
-    check_error([] { attended_pairs(3, (std::size_t{1} << 24) + 1, Causal::none); }, "kv_len");
+    test::check_error([] { attended_pairs(0, 3, Causal::none); }, "q_len: must be an integer in [1, 16777216], got 0");
+    test::check_error([] { attended_pairs(3, (std::size_t{1} << 24) + 1, Causal::none); }, "kv_len");
 }
 
 TEST_CASE("cost: attention FLOPs, general form against the benchmark convention") {
@@ -248,8 +237,8 @@ TEST_CASE("cost: attention FLOPs, general form against the benchmark convention"
               doctest::Approx(benchmark_flops(3, 5, n, 64, true, Pass::forward) * (nd + 1) / nd).epsilon(1e-15));
     }
     CHECK(benchmark_flops(1, 1, 8, 2, false, Pass::forward_backward) == 3.5 * 4 * 64 * 2);
-    check_error([] { benchmark_flops(0, 1, 8, 2, false, Pass::forward); }, "batch: must be an integer in [1, 65536]");
-    check_error([] { benchmark_flops(1, 1, 8, 2000, false, Pass::forward); }, "head_dim: must be an integer in [1, 1024]");
+    test::check_error([] { benchmark_flops(0, 1, 8, 2, false, Pass::forward); }, "batch: must be an integer in [1, 65536]");
+    test::check_error([] { benchmark_flops(1, 1, 8, 2000, false, Pass::forward); }, "head_dim: must be an integer in [1, 1024]");
 }
 
 TEST_CASE("cost: FlashAttention-2 traffic and tiles equal flash_forward's counters") {
@@ -350,8 +339,8 @@ TEST_CASE("cost: tile counts against an explicit enumeration of tiles") {
             }
         }
     }
-    check_error([] { tile_counts(4, 4, Causal::none, {0, 4}); }, "block_q: must be an integer in [1, 16777216], got 0");
-    check_error([] { tile_counts(4, 4, Causal::none, {4, 0}); }, "block_k");
+    test::check_error([] { tile_counts(4, 4, Causal::none, {0, 4}); }, "block_q: must be an integer in [1, 16777216], got 0");
+    test::check_error([] { tile_counts(4, 4, Causal::none, {4, 0}); }, "block_k");
 }
 
 TEST_CASE("cost: FA1 block sizes from the SRAM size") {
@@ -367,9 +356,9 @@ TEST_CASE("cost: FA1 block sizes from the SRAM size") {
     // The larger of head_dim and value_dim is the d of the formula.
     CHECK(fa1_block_sizes(1000, 8, 50).block_k == 5);
     CHECK(fa1_block_sizes(1000, 8, 50).block_q == 5);
-    check_error([] { fa1_block_sizes(0, 64, 64); }, "sram_elements: must be >= 1");
-    check_error([] { fa1_block_sizes(100, 0, 64); }, "head_dim: must be an integer in [1, 1024], got 0");
-    check_error([] { fa1_block_sizes(100, 64, 1025); }, "value_dim");
+    test::check_error([] { fa1_block_sizes(0, 64, 64); }, "sram_elements: must be >= 1");
+    test::check_error([] { fa1_block_sizes(100, 0, 64); }, "head_dim: must be an integer in [1, 1024], got 0");
+    test::check_error([] { fa1_block_sizes(100, 64, 1025); }, "value_dim");
 }
 
 TEST_CASE("cost: HBM traffic scales as Theorem 2 says: N^2 for standard, N^2 d^2 / M for FlashAttention") {
@@ -417,9 +406,9 @@ TEST_CASE("cost: HBM traffic scales as Theorem 2 says: N^2 for standard, N^2 d^2
           15 * standard_attention_io(one, Pass::forward_backward, 4, 32).bytes());
     CHECK(flash_attention_io(many, Pass::forward_backward, 4, {8, 8}).bytes() ==
           15 * flash_attention_io(one, Pass::forward_backward, 4, {8, 8}).bytes());
-    check_error([] { standard_attention_io({1, 1, 4, 4, 4, 4}, Pass::forward, 3, 4); }, "element_bytes: must be 1, 2, 4 or 8");
-    check_error([] { standard_attention_io({1, 1, 4, 4, 4, 4}, Pass::forward, 2, 0); }, "block_q");
-    check_error([] { flash_attention_io({1, 1, 4, 4, 4, 4}, Pass::forward, 16, {4, 4}); }, "element_bytes");
+    test::check_error([] { standard_attention_io({1, 1, 4, 4, 4, 4}, Pass::forward, 3, 4); }, "element_bytes: must be 1, 2, 4 or 8");
+    test::check_error([] { standard_attention_io({1, 1, 4, 4, 4, 4}, Pass::forward, 2, 0); }, "block_q");
+    test::check_error([] { flash_attention_io({1, 1, 4, 4, 4, 4}, Pass::forward, 16, {4, 4}); }, "element_bytes");
 }
 
 TEST_CASE("cost: FA1 traffic counts each load and store of Algorithms 1 and 4 (one tile)") {
@@ -478,12 +467,12 @@ TEST_CASE("cost: predictions follow the roofline, standard attention is memory-b
     CHECK(standard.hbm_bytes == standard_attention_io(s, Pass::forward, 2, standard.blocks.block_q).bytes());
     CHECK(standard.time_s > 2 * flash.time_s);
 
-    check_error([&] { predict(s, Algorithm::flash, Pass::forward, a100, Precision::fp8); }, "has no dense fp8");
+    test::check_error([&] { predict(s, Algorithm::flash, Pass::forward, a100, Precision::fp8); }, "has no dense fp8");
     GpuPreset unknown_sram = a100;
     unknown_sram.sram_per_sm_bytes = {NAN, "not published: test"};
-    check_error([&] { predict(s, Algorithm::flash, Pass::forward, unknown_sram, Precision::fp16); },
+    test::check_error([&] { predict(s, Algorithm::flash, Pass::forward, unknown_sram, Precision::fp16); },
                 "has no published shared-memory size");
-    check_error([&] { predict(s, Algorithm::standard, Pass::forward, unknown_sram, Precision::fp16); },
+    test::check_error([&] { predict(s, Algorithm::standard, Pass::forward, unknown_sram, Precision::fp16); },
                 "has no published shared-memory size");
 }
 
@@ -494,15 +483,15 @@ TEST_CASE("cost: shape validation names the field and its range") {
         change(s);
         return s;
     };
-    check_error([&] { validate(with([](auto& s) { s.batch = 0; })); }, "batch: must be an integer in [1, 65536], got 0");
-    check_error([&] { validate(with([](auto& s) { s.heads = 5000; })); }, "heads: must be an integer in [1, 4096]");
-    check_error([&] { validate(with([](auto& s) { s.q_len = 0; })); }, "q_len");
-    check_error([&] { validate(with([](auto& s) { s.kv_len = 0; })); }, "kv_len");
-    check_error([&] { validate(with([](auto& s) { s.head_dim = 0; })); }, "head_dim");
-    check_error([&] { validate(with([](auto& s) { s.value_dim = 2048; })); }, "value_dim");
-    check_error([&] { validate(with([](auto& s) { s.causal = static_cast<Causal>(7); })); }, "causal");
-    check_error([&] { attention_flops(with([](auto& s) { s.batch = 0; }), Pass::forward); }, "batch");
-    check_error([&] { predict(with([](auto& s) { s.q_len = 0; }), Algorithm::standard, Pass::forward,
+    test::check_error([&] { validate(with([](auto& s) { s.batch = 0; })); }, "batch: must be an integer in [1, 65536], got 0");
+    test::check_error([&] { validate(with([](auto& s) { s.heads = 5000; })); }, "heads: must be an integer in [1, 4096]");
+    test::check_error([&] { validate(with([](auto& s) { s.q_len = 0; })); }, "q_len");
+    test::check_error([&] { validate(with([](auto& s) { s.kv_len = 0; })); }, "kv_len");
+    test::check_error([&] { validate(with([](auto& s) { s.head_dim = 0; })); }, "head_dim");
+    test::check_error([&] { validate(with([](auto& s) { s.value_dim = 2048; })); }, "value_dim");
+    test::check_error([&] { validate(with([](auto& s) { s.causal = static_cast<Causal>(7); })); }, "causal");
+    test::check_error([&] { attention_flops(with([](auto& s) { s.batch = 0; }), Pass::forward); }, "batch");
+    test::check_error([&] { predict(with([](auto& s) { s.q_len = 0; }), Algorithm::standard, Pass::forward,
                               gpu_preset("t4"), Precision::fp16); },
                 "q_len");
     CHECK(pass_name(Pass::forward_backward) == "forward_backward");
@@ -514,10 +503,10 @@ TEST_CASE("cost: score-matrix footprint per head, layer and model") {
     CHECK(f.per_head_bytes == 4e6);
     CHECK(f.per_layer_bytes == 12 * 4e6);
     CHECK(f.per_model_bytes == 7 * 12 * 4e6);
-    check_error([] { score_matrix_footprint(0, 1, 1, 2); }, "seq_len: must be an integer in [1, 16777216]");
-    check_error([] { score_matrix_footprint(8, 0, 1, 2); }, "heads");
-    check_error([] { score_matrix_footprint(8, 1, 1025, 2); }, "layers: must be an integer in [1, 1024]");
-    check_error([] { score_matrix_footprint(8, 1, 1, 3); }, "element_bytes: must be 1, 2, 4 or 8");
+    test::check_error([] { score_matrix_footprint(0, 1, 1, 2); }, "seq_len: must be an integer in [1, 16777216]");
+    test::check_error([] { score_matrix_footprint(8, 0, 1, 2); }, "heads");
+    test::check_error([] { score_matrix_footprint(8, 1, 1025, 2); }, "layers: must be an integer in [1, 1024]");
+    test::check_error([] { score_matrix_footprint(8, 1, 1, 3); }, "element_bytes: must be 1, 2, 4 or 8");
 }
 
 TEST_CASE("cost: the standard-attention model counts exactly the bytes the traced algorithm moves") {

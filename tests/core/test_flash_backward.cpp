@@ -61,19 +61,6 @@ void check_against_dense(const Problem& pr, const FlashBackwardOptions& bo) {
     CHECK(test::max_abs_diff(g32.dv.data, ref.dv.data) < kFloatTol);
 }
 
-std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
-
-template <class F>
-void check_error(F&& call, const std::string& names) {
-    try {
-        call();
-        FAIL("expected attn::Error mentioning '" << names << "'");
-    } catch (const Error& e) {
-        INFO("message: " << e.what());
-        CHECK(std::string(e.what()).find(names) != std::string::npos);
-    }
-}
-
 }  // namespace
 
 // The reference must itself be right: loss = sum(dO o O) has gradient (dQ, dK, dV); central
@@ -193,10 +180,10 @@ TEST_CASE("flash_backward's HBM traffic, FLOPs and the bytes it does not store m
 
         // Brute-force census of the (Q block, K/V block) pairs the causal rule leaves.
         std::size_t computed = 0, rows_sum = 0, cells = 0, kv_cols = 0;
-        for (std::size_t kb = 0; kb < ceil_div(S, bc); ++kb) {
+        for (std::size_t kb = 0; kb < test::ceil_div(S, bc); ++kb) {
             const std::size_t cols = std::min<std::size_t>(bc, S - kb * bc);
             bool needed = false;
-            for (std::size_t qb = 0; qb < ceil_div(L, br); ++qb) {
+            for (std::size_t qb = 0; qb < test::ceil_div(L, br); ++qb) {
                 const std::size_t rows = std::min<std::size_t>(br, L - qb * br);
                 bool any = false;
                 for (std::size_t i = qb * br; i < qb * br + rows; ++i) any = any || causal_key_end(i, L, S, causal) > kb * bc;
@@ -218,7 +205,7 @@ TEST_CASE("flash_backward's HBM traffic, FLOPs and the bytes it does not store m
         CHECK(r.stats.flops == units * g * (2 * L * Dv + 2 * cells * (3 * D + 2 * Dv)));
         CHECK(r.stats.recompute_flops == units * g * 2 * cells * D);
         CHECK(r.stats.tiles_computed == units * g * computed);
-        CHECK(r.stats.tiles_computed + r.stats.tiles_skipped == B * H * ceil_div(L, br) * ceil_div(S, bc));
+        CHECK(r.stats.tiles_computed + r.stats.tiles_skipped == B * H * test::ceil_div(L, br) * test::ceil_div(S, bc));
         CHECK(r.stats.bytes_not_stored == 2 * B * H * L * S * eb);
     }
 }
@@ -240,7 +227,7 @@ TEST_CASE("the flash_backward trace: D pass, then per K/V block the group's quer
     so.causal = o.causal;
     so.return_probs = true;
     const auto probs = sdpa(pr.in.q, pr.in.k, pr.in.v, so).probs;
-    const std::size_t tr = ceil_div(L, br), tc = ceil_div(S, bc);
+    const std::size_t tr = test::ceil_div(L, br), tc = test::ceil_div(S, bc);
     REQUIRE(r.trace.size() == 2 * tr + tc * (1 + 2 * tr + 1));
 
     std::size_t pos = 0;
@@ -294,25 +281,25 @@ TEST_CASE("flash_backward validates O, dO, the log-sum-exp and its options") {
     const Tensor4<double> q(Shape4{1, 2, 5, 8}, 0.1), k(Shape4{1, 1, 7, 8}, 0.2), v(Shape4{1, 1, 7, 3}, 0.3);
     const Tensor4<double> o(Shape4{1, 2, 5, 3}, 0.3), d_o(Shape4{1, 2, 5, 3}, 1.0);
     const std::vector<double> lse(10, 1.0);
-    check_error([&] { flash_backward(q, k, v, Tensor4<double>(Shape4{1, 2, 5, 4}), d_o, lse); },
+    test::check_error([&] { flash_backward(q, k, v, Tensor4<double>(Shape4{1, 2, 5, 4}), d_o, lse); },
                 "o: must have the output's shape [1, 2, 5, 3]");
-    check_error([&] { flash_backward(q, k, v, o, Tensor4<double>(Shape4{1, 1, 5, 3}), lse); }, "d_o: must have");
+    test::check_error([&] { flash_backward(q, k, v, o, Tensor4<double>(Shape4{1, 1, 5, 3}), lse); }, "d_o: must have");
     Tensor4<double> bad = d_o;
     bad.data[4] = INFINITY;
-    check_error([&] { flash_backward(q, k, v, o, bad, lse); }, "d_o: element 4 is not finite");
-    check_error([&] { flash_backward(q, k, v, o, d_o, std::vector<double>(9, 0.0)); },
+    test::check_error([&] { flash_backward(q, k, v, o, bad, lse); }, "d_o: element 4 is not finite");
+    test::check_error([&] { flash_backward(q, k, v, o, d_o, std::vector<double>(9, 0.0)); },
                 "lse: expected B * Hq * L = 10 entries, got 9");
     std::vector<double> nan_lse = lse;
     nan_lse[2] = NAN;
-    check_error([&] { flash_backward(q, k, v, o, d_o, nan_lse); }, "lse: entry 2 is NaN or +inf");
+    test::check_error([&] { flash_backward(q, k, v, o, d_o, nan_lse); }, "lse: entry 2 is NaN or +inf");
     nan_lse[2] = -INFINITY;  // allowed: a row with no key
     CHECK_NOTHROW(flash_backward(q, k, v, o, d_o, nan_lse));
     FlashBackwardOptions opt;
     opt.block_k = 0;
-    check_error([&] { flash_backward(q, k, v, o, d_o, lse, opt); }, "block_k: must be in [1, 4096], got 0");
+    test::check_error([&] { flash_backward(q, k, v, o, d_o, lse, opt); }, "block_k: must be in [1, 4096], got 0");
     opt.block_k = 4;
     opt.trace = true;
     opt.trace_batch = 1;
-    check_error([&] { flash_backward(q, k, v, o, d_o, lse, opt); }, "trace_batch/trace_head");
-    check_error([&] { sdpa_backward(q, k, v, Tensor4<double>(Shape4{1, 2, 5, 2})); }, "d_o: must have the output's shape");
+    test::check_error([&] { flash_backward(q, k, v, o, d_o, lse, opt); }, "trace_batch/trace_head");
+    test::check_error([&] { sdpa_backward(q, k, v, Tensor4<double>(Shape4{1, 2, 5, 2})); }, "d_o: must have the output's shape");
 }

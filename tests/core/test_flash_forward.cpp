@@ -17,12 +17,6 @@ constexpr double kDoubleTol = 1e-12;
 
 using Inputs = test::Qkv;
 
-// Inputs exactly representable in float, so the float run and the double reference see the same.
-Inputs random_inputs(Shape4 qs, std::size_t kv_heads, std::size_t kv_len, std::size_t value_dim, std::uint64_t seed) {
-    auto in = test::random_qkv(qs, kv_heads, kv_len, value_dim, seed);
-    return {test::float_rounded(in.q), test::float_rounded(in.k), test::float_rounded(in.v)};
-}
-
 // Runs flash_forward in float and in double and compares both with sdpa in double.
 void check_against_reference(const Inputs& in, const FlashOptions& fo) {
     SdpaOptions so;
@@ -35,8 +29,6 @@ void check_against_reference(const Inputs& in, const FlashOptions& fo) {
     CHECK(test::max_abs_diff(f64.output.data, ref.output.data) < kDoubleTol);
     CHECK(test::max_abs_diff(f64.lse, ref.lse) < kDoubleTol);
 }
-
-std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
 }  // namespace
 
@@ -54,7 +46,7 @@ TEST_CASE("flash_forward equals sdpa for odd sizes, L != S, both causal alignmen
                 o.block_q = br;
                 o.block_k = bc;
                 o.causal = causal;
-                check_against_reference(random_inputs({1, 2, L, 16}, 2, S, 16, seed), o);
+                check_against_reference(test::random_float_qkv({1, 2, L, 16}, 2, S, 16, seed), o);
             }
         }
     }
@@ -63,7 +55,7 @@ TEST_CASE("flash_forward equals sdpa for odd sizes, L != S, both causal alignmen
 TEST_CASE("flash_forward handles GQA, a value width different from the key width, and masks") {
     const std::uint64_t seed = test::next_seed();
     INFO("seed=" << seed);
-    const Inputs in = random_inputs({2, 6, 37, 24}, 2, 53, 9, seed);
+    const Inputs in = test::random_float_qkv({2, 6, 37, 24}, 2, 53, 9, seed);
     FlashOptions o;
     o.block_q = 8;
     o.block_k = 16;
@@ -90,7 +82,7 @@ TEST_CASE("flash_forward handles GQA, a value width different from the key width
 TEST_CASE("fully masked rows under bottom-right causality are zeros with lse = -inf") {
     const std::uint64_t seed = test::next_seed();
     INFO("seed=" << seed);
-    const Inputs in = random_inputs({1, 1, 40, 8}, 1, 9, 8, seed);
+    const Inputs in = test::random_float_qkv({1, 1, 40, 8}, 1, 9, 8, seed);
     FlashOptions o;
     o.causal = Causal::bottom_right;
     o.block_q = 16;
@@ -111,7 +103,7 @@ TEST_CASE("HBM traffic and FLOPs match the closed forms, and causal skipping rem
                                          std::tuple{130u, 37u, 32u, 8u, Causal::bottom_right}}) {
         INFO("L=" << L << " S=" << S << " Br=" << br << " Bc=" << bc);
         const std::size_t B = 2, H = 3, D = 16, Dv = 8, eb = 2;
-        const Inputs in = random_inputs({B, H, L, D}, H, S, Dv, test::next_seed());
+        const Inputs in = test::random_float_qkv({B, H, L, D}, H, S, Dv, test::next_seed());
         FlashOptions o;
         o.block_q = br;
         o.block_k = bc;
@@ -121,8 +113,8 @@ TEST_CASE("HBM traffic and FLOPs match the closed forms, and causal skipping rem
 
         // Brute force: a block is skippable when no (row, key) in it is allowed by the causal rule.
         std::size_t computed = 0, computed_cols = 0, computed_cells = 0;
-        for (std::size_t qb = 0; qb < ceil_div(L, br); ++qb) {
-            for (std::size_t kb = 0; kb < ceil_div(S, bc); ++kb) {
+        for (std::size_t qb = 0; qb < test::ceil_div(L, br); ++qb) {
+            for (std::size_t kb = 0; kb < test::ceil_div(S, bc); ++kb) {
                 bool any = false;
                 const std::size_t rows = std::min<std::size_t>(br, L - qb * br),
                                   cols = std::min<std::size_t>(bc, S - kb * bc);
@@ -137,7 +129,7 @@ TEST_CASE("HBM traffic and FLOPs match the closed forms, and causal skipping rem
         }
         const std::size_t heads = B * H;
         CHECK(r.stats.tiles_computed == heads * computed);
-        CHECK(r.stats.tiles_computed + r.stats.tiles_skipped == heads * ceil_div(L, br) * ceil_div(S, bc));
+        CHECK(r.stats.tiles_computed + r.stats.tiles_skipped == heads * test::ceil_div(L, br) * test::ceil_div(S, bc));
         // Reads: every Q row once, K and V once per computed tile. Writes: O and the fp32 lse once.
         CHECK(r.stats.hbm_bytes_read == heads * (L * D * eb + computed_cols * (D + Dv) * eb));
         CHECK(r.stats.hbm_bytes_written == heads * (L * Dv * eb + L * 4));
@@ -151,7 +143,7 @@ TEST_CASE("the trace follows FlashAttention-2's loop and ends in the returned ou
     const std::uint64_t seed = test::next_seed();
     INFO("seed=" << seed);
     const std::size_t L = 10, S = 23, D = 4, Dv = 3, br = 4, bc = 8;
-    const Inputs in = random_inputs({2, 2, L, D}, 1, S, Dv, seed);
+    const Inputs in = test::random_float_qkv({2, 2, L, D}, 1, S, Dv, seed);
     FlashOptions o;
     o.block_q = br;
     o.block_k = bc;
@@ -160,7 +152,7 @@ TEST_CASE("the trace follows FlashAttention-2's loop and ends in the returned ou
     o.trace_batch = 1;
     o.trace_head = 1;
     const auto r = flash_forward(in.q, in.k, in.v, o);
-    const std::size_t tr = ceil_div(L, br), tc = ceil_div(S, bc);
+    const std::size_t tr = test::ceil_div(L, br), tc = test::ceil_div(S, bc);
     REQUIRE(r.trace.size() == tr * (tc + 2));
 
     std::uint64_t last_read = 0;
@@ -196,7 +188,7 @@ TEST_CASE("each FA2 trace step lists its HBM transfers, and they add up to the c
     const std::uint64_t seed = test::next_seed();
     INFO("seed=" << seed);
     const std::size_t L = 11, S = 19, D = 4, Dv = 3, br = 4, bc = 8, eb = 2;
-    const Inputs in = random_inputs({1, 1, L, D}, 1, S, Dv, seed);
+    const Inputs in = test::random_float_qkv({1, 1, L, D}, 1, S, Dv, seed);
     FlashOptions o;
     o.block_q = br;
     o.block_k = bc;

@@ -20,12 +20,6 @@ namespace {
 constexpr double kFloatTol = 3e-5;
 constexpr double kDoubleTol = 1e-12;
 
-test::Qkv random_inputs(Shape4 qs, std::size_t kv_heads, std::size_t kv_len, std::size_t value_dim,
-                        std::uint64_t seed) {
-    auto in = test::random_qkv(qs, kv_heads, kv_len, value_dim, seed);
-    return {test::float_rounded(in.q), test::float_rounded(in.k), test::float_rounded(in.v)};
-}
-
 void check_against_reference(const test::Qkv& in, const FlashOptions& fo) {
     SdpaOptions so;
     static_cast<AttentionOptions&>(so) = fo;
@@ -38,8 +32,6 @@ void check_against_reference(const test::Qkv& in, const FlashOptions& fo) {
     CHECK(test::max_abs_diff(f64.lse, ref.lse) < kDoubleTol);
 }
 
-std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
-
 // The blocks a causal rule leaves to compute, by brute force over every (row, key) of a block.
 struct BlockCensus {
     std::size_t computed = 0;       // (Q block, K/V block) pairs with at least one allowed score
@@ -51,10 +43,10 @@ struct BlockCensus {
 
 BlockCensus census(std::size_t L, std::size_t S, std::size_t br, std::size_t bc, Causal causal) {
     BlockCensus c;
-    for (std::size_t kb = 0; kb < ceil_div(S, bc); ++kb) {
+    for (std::size_t kb = 0; kb < test::ceil_div(S, bc); ++kb) {
         const std::size_t cols = std::min(bc, S - kb * bc);
         bool kv_needed = false;
-        for (std::size_t qb = 0; qb < ceil_div(L, br); ++qb) {
+        for (std::size_t qb = 0; qb < test::ceil_div(L, br); ++qb) {
             const std::size_t rows = std::min(br, L - qb * br);
             bool any = false;
             for (std::size_t i = qb * br; i < qb * br + rows; ++i) any = any || causal_key_end(i, L, S, causal) > kb * bc;
@@ -105,13 +97,13 @@ TEST_CASE("FA1 loop order equals sdpa for odd sizes, L != S, both causal alignme
                 o.block_q = br;
                 o.block_k = bc;
                 o.causal = causal;
-                check_against_reference(random_inputs({1, 2, L, 16}, 1, S, 12, seed), o);
+                check_against_reference(test::random_float_qkv({1, 2, L, 16}, 1, S, 12, seed), o);
             }
         }
     }
     const std::uint64_t seed = test::next_seed();
     INFO("seed=" << seed);
-    const auto in = random_inputs({2, 6, 37, 24}, 2, 53, 9, seed);
+    const auto in = test::random_float_qkv({2, 6, 37, 24}, 2, 53, 9, seed);
     FlashOptions o;
     o.loop_order = FlashLoopOrder::fa1_kv_outer;
     o.block_q = 8;
@@ -149,7 +141,7 @@ TEST_CASE("blocks from an SRAM budget follow FA1 Algorithm 1 line 1: Bc = ceil(M
     }
 
     // flash_forward uses them (d = the wider of head_dim and value_dim) and reports them.
-    const auto in = random_inputs({1, 1, 40, 8}, 1, 50, 12, test::next_seed());
+    const auto in = test::random_float_qkv({1, 1, 40, 8}, 1, 50, 12, test::next_seed());
     FlashOptions o;
     o.sram_elements = 4 * 12 * 5;  // Bc = 5, Br = min(5, 12) = 5
     o.block_q = 1;                 // ignored when sram_elements is set
@@ -173,7 +165,7 @@ TEST_CASE("HBM traffic of both loop orders equals the closed forms, both compute
                                          std::tuple{129u, 17u, 7u, 5u, Causal::top_left}}) {
         INFO("L=" << L << " S=" << S << " Br=" << br << " Bc=" << bc << " causal=" << static_cast<int>(causal));
         const std::size_t B = 2, H = 3, D = 16, Dv = 8, eb = 2, heads = B * H;
-        const auto in = random_inputs({B, H, L, D}, H, S, Dv, test::next_seed());
+        const auto in = test::random_float_qkv({B, H, L, D}, H, S, Dv, test::next_seed());
         FlashOptions o;
         o.block_q = br;
         o.block_k = bc;
@@ -191,7 +183,7 @@ TEST_CASE("HBM traffic of both loop orders equals the closed forms, both compute
         CHECK(fa1.stats.hbm_bytes_written == heads * t1.written);
         for (const auto* r : {&fa1, &fa2}) {
             CHECK(r->stats.tiles_computed == heads * c.computed);
-            CHECK(r->stats.tiles_computed + r->stats.tiles_skipped == heads * ceil_div(L, br) * ceil_div(S, bc));
+            CHECK(r->stats.tiles_computed + r->stats.tiles_skipped == heads * test::ceil_div(L, br) * test::ceil_div(S, bc));
             CHECK(r->stats.flops == heads * 2 * c.computed_cells * (D + Dv));
         }
         CHECK(test::max_abs_diff(fa1.output.data, fa2.output.data) < kDoubleTol);
@@ -205,7 +197,7 @@ TEST_CASE("the FA1 trace: O, l, m initialised in HBM, then each K/V block loaded
     const std::uint64_t seed = test::next_seed();
     INFO("seed=" << seed);
     const std::size_t L = 10, S = 23, D = 4, Dv = 3, br = 4, bc = 8, eb = 2;
-    const auto in = random_inputs({2, 2, L, D}, 1, S, Dv, seed);
+    const auto in = test::random_float_qkv({2, 2, L, D}, 1, S, Dv, seed);
     FlashOptions o;
     o.loop_order = FlashLoopOrder::fa1_kv_outer;
     o.block_q = br;
@@ -216,7 +208,7 @@ TEST_CASE("the FA1 trace: O, l, m initialised in HBM, then each K/V block loaded
     o.trace_batch = 1;
     o.trace_head = 1;
     const auto r = flash_forward(in.q, in.k, in.v, o);
-    const std::size_t tr = ceil_div(L, br), tc = ceil_div(S, bc);
+    const std::size_t tr = test::ceil_div(L, br), tc = test::ceil_div(S, bc);
 
     REQUIRE(r.trace.size() == 1 + 2 + tc * tr);  // init, two K/V loads, one step per (Q, K/V) block
     CHECK(r.trace[0].kind == FlashStepKind::init_o);
@@ -296,7 +288,7 @@ TEST_CASE("IO complexity: FA1 traffic is Theta(N^2 d^2 / M), standard attention'
     double fa1_lo = INFINITY, fa1_hi = 0, std_lo = INFINITY, std_hi = 0;
     for (std::size_t N : {128u, 256u, 512u}) {
         for (std::size_t d : {8u, 16u, 32u}) {
-            const auto in = random_inputs({1, 1, N, d}, 1, N, d, test::next_seed());
+            const auto in = test::random_float_qkv({1, 1, N, d}, 1, N, d, test::next_seed());
             for (std::size_t M = 4 * d * d; M <= N * d; M *= 2) {
                 INFO("N=" << N << " d=" << d << " M=" << M);
                 FlashOptions fo;
@@ -342,7 +334,7 @@ TEST_CASE("IO complexity: FA1 traffic is Theta(N^2 d^2 / M), standard attention'
 TEST_CASE("the crossover: FA1 moves fewer bytes than standard attention once M exceeds about d(d + 4)") {
     for (std::size_t N : {128u, 256u}) {
         for (std::size_t d : {16u, 32u, 64u}) {
-            const auto in = random_inputs({1, 1, N, d}, 1, N, d, test::next_seed());
+            const auto in = test::random_float_qkv({1, 1, N, d}, 1, N, d, test::next_seed());
             std::size_t first_win = 0;  // smallest Bc = c at which FA1 moves fewer bytes
             for (std::size_t c = 1; c <= d && first_win == 0; ++c) {
                 FlashOptions fo;
@@ -356,7 +348,7 @@ TEST_CASE("the crossover: FA1 moves fewer bytes than standard attention once M e
             }
             std::size_t predicted = 0;
             for (std::size_t c = 1; c <= d && predicted == 0; ++c) {
-                if (ceil_div(N, c) * (d + 4) + d + 2 < 4 * N) predicted = c;
+                if (test::ceil_div(N, c) * (d + 4) + d + 2 < 4 * N) predicted = c;
             }
             INFO("N=" << N << " d=" << d << " crossover Bc=" << first_win << " (M=" << 4 * d * first_win << ")");
             CHECK(first_win == predicted);

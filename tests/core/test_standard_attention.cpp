@@ -17,12 +17,6 @@ namespace {
 constexpr double kFloatTol = 2e-5;
 constexpr double kDoubleTol = 1e-12;
 
-test::Qkv random_inputs(Shape4 qs, std::size_t kv_heads, std::size_t kv_len, std::size_t value_dim,
-                        std::uint64_t seed) {
-    auto in = test::random_qkv(qs, kv_heads, kv_len, value_dim, seed);
-    return {test::float_rounded(in.q), test::float_rounded(in.k), test::float_rounded(in.v)};
-}
-
 void check_against_reference(const test::Qkv& in, const StandardAttentionOptions& o) {
     SdpaOptions so;
     static_cast<AttentionOptions&>(so) = o;
@@ -33,19 +27,6 @@ void check_against_reference(const test::Qkv& in, const StandardAttentionOptions
     CHECK(test::max_abs_diff(f32.lse, ref.lse) < kFloatTol);
     CHECK(test::max_abs_diff(f64.output.data, ref.output.data) < kDoubleTol);
     CHECK(test::max_abs_diff(f64.lse, ref.lse) < kDoubleTol);
-}
-
-std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
-
-template <class F>
-void check_error(F&& call, const std::string& names) {
-    try {
-        call();
-        FAIL("expected attn::Error mentioning '" << names << "'");
-    } catch (const Error& e) {
-        INFO("message: " << e.what());
-        CHECK(std::string(e.what()).find(names) != std::string::npos);
-    }
 }
 
 }  // namespace
@@ -63,7 +44,7 @@ TEST_CASE("standard attention equals sdpa for odd sizes, L != S, both causal ali
                 o.block_q = br;
                 o.block_k = bc;
                 o.causal = causal;
-                check_against_reference(random_inputs({1, 2, L, 16}, 2, S, 11, seed), o);
+                check_against_reference(test::random_float_qkv({1, 2, L, 16}, 2, S, 11, seed), o);
             }
         }
     }
@@ -72,7 +53,7 @@ TEST_CASE("standard attention equals sdpa for odd sizes, L != S, both causal ali
 TEST_CASE("standard attention handles GQA, masks and fully masked rows (zeros, lse = -inf)") {
     const std::uint64_t seed = test::next_seed();
     INFO("seed=" << seed);
-    const auto in = random_inputs({2, 6, 37, 24}, 3, 53, 9, seed);
+    const auto in = test::random_float_qkv({2, 6, 37, 24}, 3, 53, 9, seed);
     StandardAttentionOptions o;
     o.block_q = 8;
     o.block_k = 16;
@@ -101,14 +82,14 @@ TEST_CASE("standard attention's HBM traffic and FLOPs match Algorithm 0's closed
                                          std::tuple{129u, 17u, 7u, 5u, Causal::bottom_right}}) {
         INFO("L=" << L << " S=" << S << " Br=" << br << " Bc=" << bc);
         const std::size_t B = 2, H = 4, Hkv = 2, D = 16, Dv = 8, eb = 2, heads = B * H;
-        const auto in = random_inputs({B, H, L, D}, Hkv, S, Dv, test::next_seed());
+        const auto in = test::random_float_qkv({B, H, L, D}, Hkv, S, Dv, test::next_seed());
         StandardAttentionOptions o;
         o.block_q = br;
         o.block_k = bc;
         o.causal = causal;
         o.element_bytes = eb;
         const auto r = standard_attention(in.q, in.k, in.v, o);
-        const std::size_t tr = ceil_div(L, br);
+        const std::size_t tr = test::ceil_div(L, br);
         // Pass 1 reads Q once and K once per Q block and writes S; pass 2 reads S and writes P;
         // pass 3 reads P and V once per Q block and writes O. Causal masking skips nothing.
         CHECK(r.stats.hbm_bytes_read == heads * (L * D * eb + tr * S * D * eb + 2 * L * S * eb + tr * S * Dv * eb));
@@ -124,7 +105,7 @@ TEST_CASE("the standard-attention trace: three passes, S and P stored in HBM, co
     const std::uint64_t seed = test::next_seed();
     INFO("seed=" << seed);
     const std::size_t L = 10, S = 13, D = 4, Dv = 3, br = 4, bc = 5, eb = 2;
-    const auto in = random_inputs({1, 2, L, D}, 2, S, Dv, seed);
+    const auto in = test::random_float_qkv({1, 2, L, D}, 2, S, Dv, seed);
     StandardAttentionOptions o;
     o.block_q = br;
     o.block_k = bc;
@@ -133,7 +114,7 @@ TEST_CASE("the standard-attention trace: three passes, S and P stored in HBM, co
     o.trace = true;
     o.trace_head = 1;
     const auto r = standard_attention(in.q, in.k, in.v, o);
-    const std::size_t tr = ceil_div(L, br), tc = ceil_div(S, bc);
+    const std::size_t tr = test::ceil_div(L, br), tc = test::ceil_div(S, bc);
     REQUIRE(r.trace.size() == tr * (1 + tc) + tr + tr * (tc + 1));
 
     std::size_t pos = 0;
@@ -185,21 +166,21 @@ TEST_CASE("standard attention validates its options") {
     const Tensor4<double> q(Shape4{1, 2, 5, 8}, 0.1), k(Shape4{1, 1, 7, 8}, 0.2), v(Shape4{1, 1, 7, 3}, 0.3);
     StandardAttentionOptions o;
     o.block_q = 0;
-    check_error([&] { standard_attention(q, k, v, o); }, "block_q: must be in [1, 4096], got 0");
+    test::check_error([&] { standard_attention(q, k, v, o); }, "block_q: must be in [1, 4096], got 0");
     o.block_q = 4;
     o.block_k = 4097;
-    check_error([&] { standard_attention(q, k, v, o); }, "block_k: must be in [1, 4096], got 4097");
+    test::check_error([&] { standard_attention(q, k, v, o); }, "block_k: must be in [1, 4096], got 4097");
     o.block_k = 4;
     o.element_bytes = 3;
-    check_error([&] { standard_attention(q, k, v, o); }, "element_bytes: must be 1, 2, 4 or 8, got 3");
+    test::check_error([&] { standard_attention(q, k, v, o); }, "element_bytes: must be 1, 2, 4 or 8, got 3");
     o.element_bytes = 2;
     o.trace = true;
     o.trace_head = 2;
-    check_error([&] { standard_attention(q, k, v, o); }, "trace_batch/trace_head: must be < (1, 2)");
+    test::check_error([&] { standard_attention(q, k, v, o); }, "trace_batch/trace_head: must be < (1, 2)");
     o.trace_head = 0;
     o.sram_elements = 0;
-    check_error([&] { standard_attention(q, k, v, o); }, "sram_elements: must be in [1,");
+    test::check_error([&] { standard_attention(q, k, v, o); }, "sram_elements: must be in [1,");
     o.sram_elements.reset();
     o.scale = NAN;
-    check_error([&] { standard_attention(q, k, v, o); }, "scale: must be a finite number");
+    test::check_error([&] { standard_attention(q, k, v, o); }, "scale: must be a finite number");
 }
