@@ -7,33 +7,17 @@
 
 #include "attn/attention/flash_forward.hpp"
 #include "attn/attention/sdpa.hpp"
-#include "attn/attention/sram_blocks.hpp"
 #include "attn/random.hpp"
-#include "convert.hpp"
-#include "limits.hpp"
+#include "attention_args.hpp"
 #include "trace_js.hpp"
 
 namespace attn::wasm {
 namespace {
 
-struct Qkv {
-    Tensor4<float> q, k, v;
-};
-
-Qkv qkv_arg(const val& in) {
-    return {tensor_arg(in, "q", "qShape", kMaxTensorElements), tensor_arg(in, "k", "kShape", kMaxTensorElements),
-            tensor_arg(in, "v", "vShape", kMaxTensorElements)};
-}
-
 val sdpa_js(const val& in) {
     return guarded([&] {
         const Qkv t = qkv_arg(in);
-        const double scores = static_cast<double>(t.q.shape.batch * t.q.shape.heads * t.q.shape.seq) *
-                              static_cast<double>(t.k.shape.seq);
-        if (scores > static_cast<double>(kMaxScoreElements)) {
-            throw Error("qShape/kShape: batch * heads * L * S = " + std::to_string(static_cast<long long>(scores)) +
-                        " exceeds the in-browser limit of " + std::to_string(kMaxScoreElements));
-        }
+        require_score_budget(t);
         SdpaOptions o;
         static_cast<AttentionOptions&>(o) = attention_options_arg(in);
         o.dropout_p = number_arg(in, "dropoutP", 0.0, 0.999999, 0.0);
@@ -88,31 +72,13 @@ FlashLoopOrder loop_order_arg(const val& in) {
 val flash_forward_trace_js(const val& in) {
     return guarded([&] {
         const Qkv t = qkv_arg(in);
-        if (t.q.shape.seq > kMaxTraceLength || t.k.shape.seq > kMaxTraceLength) {
-            throw Error("qShape/kShape: a traced run allows sequence lengths up to " + std::to_string(kMaxTraceLength) +
-                        ", got L = " + std::to_string(t.q.shape.seq) + ", S = " + std::to_string(t.k.shape.seq));
-        }
+        require_trace_length(t);
         FlashOptions o;
         static_cast<AttentionOptions&>(o) = attention_options_arg(in);
-        o.block_q = integer_arg(in, "blockQ", 1, kMaxTraceLength, 64);
-        o.block_k = integer_arg(in, "blockK", 1, kMaxTraceLength, 64);
-        o.element_bytes = integer_arg(in, "elementBytes", 1, 8, 4);
         o.trace = true;
-        o.trace_batch = integer_arg(in, "traceBatch", 0, t.q.shape.batch - 1, 0);
-        o.trace_head = integer_arg(in, "traceHead", 0, t.q.shape.heads - 1, 0);
         o.loop_order = loop_order_arg(in);
-        if (!in["sramElements"].isUndefined()) {
-            o.sram_elements = integer_arg(in, "sramElements", 1, kMaxSramElements, 0);
-            const BlockSizes b = blocks_from_sram(*o.sram_elements, std::max(t.q.shape.dim, t.v.shape.dim));
-            o.block_q = b.block_q;
-            o.block_k = b.block_k;
-        }
-        const std::size_t steps = ((t.q.shape.seq + o.block_q - 1) / o.block_q) * ((t.k.shape.seq + o.block_k - 1) / o.block_k);
-        if (steps > kMaxTraceSteps) {
-            throw Error(std::string(o.sram_elements ? "sramElements" : "blockQ/blockK") + ": " + std::to_string(steps) +
-                        " tiles exceed the in-browser trace limit of " +
-                        std::to_string(kMaxTraceSteps) + "; use larger blocks");
-        }
+        const BlockSizes b = io_options_arg(in, t, o);
+        require_trace_tiles(ceil_div(t.q.shape.seq, b.block_q) * ceil_div(t.k.shape.seq, b.block_k), bool(o.sram_elements));
         const FlashResult<float> r = flash_forward(t.q, t.k, t.v, o);
 
         val out = val::object();

@@ -4,71 +4,16 @@
 // check the JS arguments, call the core, copy results into typed arrays.
 #include <emscripten/bind.h>
 
-#include <algorithm>
 #include <string>
 
 #include "attn/attention/chunked_attention.hpp"
 #include "attn/attention/flash_backward.hpp"
-#include "attn/attention/sram_blocks.hpp"
 #include "attn/attention/standard_attention.hpp"
-#include "convert.hpp"
-#include "limits.hpp"
+#include "attention_args.hpp"
 #include "trace_js.hpp"
 
 namespace attn::wasm {
 namespace {
-
-struct Qkv {
-    Tensor4<float> q, k, v;
-};
-
-Qkv qkv_arg(const val& in) {
-    return {tensor_arg(in, "q", "qShape", kMaxTensorElements), tensor_arg(in, "k", "kShape", kMaxTensorElements),
-            tensor_arg(in, "v", "vShape", kMaxTensorElements)};
-}
-
-double counter(std::uint64_t n) { return static_cast<double>(n); }  // exact in JS below 2^53
-
-// B * H * L * S bounds the work of every call: the same cap as sdpa's score matrix.
-void require_score_budget(const Qkv& t) {
-    const double scores = static_cast<double>(t.q.shape.batch * t.q.shape.heads * t.q.shape.seq) *
-                          static_cast<double>(t.k.shape.seq);
-    if (scores > static_cast<double>(kMaxScoreElements)) {
-        throw Error("qShape/kShape: batch * heads * L * S = " + std::to_string(static_cast<long long>(scores)) +
-                    " exceeds the in-browser limit of " + std::to_string(kMaxScoreElements));
-    }
-}
-
-void require_trace_length(const Qkv& t) {
-    if (t.q.shape.seq > kMaxTraceLength || t.k.shape.seq > kMaxTraceLength) {
-        throw Error("qShape/kShape: a traced run allows sequence lengths up to " + std::to_string(kMaxTraceLength) +
-                    ", got L = " + std::to_string(t.q.shape.seq) + ", S = " + std::to_string(t.k.shape.seq));
-    }
-}
-
-// blockQ, blockK, sramElements, elementBytes, traceBatch, traceHead into any of the IO options
-// structs; returns the block sizes the core will use, so callers can cap the trace length.
-template <class O>
-BlockSizes io_options_arg(const val& in, const Qkv& t, O& o) {
-    o.block_q = integer_arg(in, "blockQ", 1, kMaxTraceLength, 64);
-    o.block_k = integer_arg(in, "blockK", 1, kMaxTraceLength, 64);
-    o.element_bytes = integer_arg(in, "elementBytes", 1, 8, 4);
-    o.trace_batch = integer_arg(in, "traceBatch", 0, t.q.shape.batch - 1, 0);
-    o.trace_head = integer_arg(in, "traceHead", 0, t.q.shape.heads - 1, 0);
-    if (in["sramElements"].isUndefined()) return {o.block_q, o.block_k};
-    o.sram_elements = integer_arg(in, "sramElements", 1, kMaxSramElements, 0);
-    return blocks_from_sram(*o.sram_elements, std::max(t.q.shape.dim, t.v.shape.dim));
-}
-
-void require_trace_tiles(std::size_t tiles, bool from_sram) {
-    if (tiles > kMaxTraceSteps) {
-        throw Error(std::string(from_sram ? "sramElements" : "blockQ/blockK") + ": " + std::to_string(tiles) +
-                    " tiles exceed the in-browser trace limit of " + std::to_string(kMaxTraceSteps) +
-                    "; use larger blocks");
-    }
-}
-
-std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
 const char* standard_kind_name(StandardStepKind k) {
     switch (k) {

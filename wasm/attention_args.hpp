@@ -1,0 +1,45 @@
+#pragma once
+// JavaScript arguments shared by the bound attention algorithms (bind_attention.cpp, bind_io.cpp):
+// the Q, K, V tensors, the in-browser size caps, and the blocking/trace options.
+#include <algorithm>
+#include <cstdint>
+
+#include "attn/attention/sram_blocks.hpp"
+#include "convert.hpp"
+#include "limits.hpp"
+
+namespace attn::wasm {
+
+struct Qkv {
+    Tensor4<float> q, k, v;
+};
+
+// in.q / in.qShape, in.k / in.kShape, in.v / in.vShape.
+Qkv qkv_arg(const val& in);
+
+// B * H * L * S bounds the work of every call (the size of sdpa's score matrix).
+void require_score_budget(const Qkv& t);
+// Traced runs keep every step: L and S at most kMaxTraceLength.
+void require_trace_length(const Qkv& t);
+// At most kMaxTraceSteps tiles; names the option that set the blocks.
+void require_trace_tiles(std::size_t tiles, bool from_sram);
+
+inline std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
+inline double counter(std::uint64_t n) { return static_cast<double>(n); }  // exact in JS below 2^53
+
+// blockQ, blockK, sramElements, elementBytes, traceBatch, traceHead into any of the options structs
+// of the tiled algorithms; returns the block sizes the core will use (sramElements overrides the
+// explicit blocks, as in the core) and checks the trace's tile count.
+template <class Options>
+BlockSizes io_options_arg(const val& in, const Qkv& t, Options& o) {
+    o.block_q = integer_arg(in, "blockQ", 1, kMaxTraceLength, 64);
+    o.block_k = integer_arg(in, "blockK", 1, kMaxTraceLength, 64);
+    o.element_bytes = integer_arg(in, "elementBytes", 1, 8, 4);
+    o.trace_batch = integer_arg(in, "traceBatch", 0, t.q.shape.batch - 1, 0);
+    o.trace_head = integer_arg(in, "traceHead", 0, t.q.shape.heads - 1, 0);
+    if (in["sramElements"].isUndefined()) return {o.block_q, o.block_k};
+    o.sram_elements = integer_arg(in, "sramElements", 1, kMaxSramElements, 0);
+    return blocks_from_sram(*o.sram_elements, std::max(t.q.shape.dim, t.v.shape.dim));
+}
+
+}  // namespace attn::wasm
