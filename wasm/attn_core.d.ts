@@ -5,8 +5,11 @@
 // range; the module keeps working afterwards.
 
 import type { CostApi } from './cost';
+import type { DecodeApi } from './decode';
 import type { GpuApi } from './gpu';
 import type { IoApi } from './io';
+import type { KvSchemesApi } from './kvschemes';
+import type { PagedApi } from './paged';
 
 /** [batch, heads, seq, dim], SDPA's layout; every entry an integer >= 1. */
 export type Shape4 = [number, number, number, number];
@@ -161,9 +164,10 @@ export interface OnlineSoftmax {
   delete(): void;
 }
 
-/** The whole bound API: exact attention here, plus the IO-aware algorithms, the cost model and
- *  the GPU models declared in io.d.ts, cost.d.ts and gpu.d.ts. */
-export interface AttnCore extends IoApi, CostApi, GpuApi {
+/** The whole bound API: exact attention here, plus the APIs declared in the other wasm/*.d.ts
+ *  files (IO-aware algorithms, cost model, GPU models, KV-cache schemes, decode-time algorithms,
+ *  the paged KV-cache simulation). */
+export interface AttnCore extends IoApi, CostApi, GpuApi, KvSchemesApi, DecodeApi, PagedApi {
   sdpa(input: SdpaInput): SdpaResult;
   flashForwardTrace(input: FlashTraceInput): FlashTraceResult;
   /** Seeded N(0, stddev^2) values, identical in every browser. seed: integer in [0, 2^32 - 1]. */

@@ -18,5 +18,25 @@ inline constexpr std::size_t kMaxWorkBlocks = std::size_t{1} << 16;      // thre
 inline constexpr std::size_t kMaxFa3Iterations = 64;                     // key blocks an FA3 timeline simulates
 inline constexpr std::size_t kMaxFp8SeqLen = 2048;                       // N of the in-browser FP8 experiment
 inline constexpr std::size_t kMaxFp8Work = std::size_t{1} << 23;         // its seqLen * evalRows * headDim
+inline constexpr std::size_t kMaxKvCount = std::size_t{1} << 16;          // layers, heads, dims of a KV-cache query
+inline constexpr std::size_t kMaxKvContextTokens = std::size_t{1} << 24;  // context of a KV-cache query
+inline constexpr std::size_t kMaxKvBatch = std::size_t{1} << 16;          // requests of a KV-cache query
+inline constexpr std::size_t kMaxRopeDim = std::size_t{1} << 14;          // length of a vector ropeVector rotates
+inline constexpr std::size_t kMaxRopePosition = std::size_t{1} << 24;     // its position
+inline constexpr std::size_t kMaxMlaSize = 64;                            // each MLA width and head count
+inline constexpr std::size_t kMaxMlaSeqLen = 128;                         // tokens of an in-browser MLA run
+inline constexpr std::size_t kMaxMlaWork = std::size_t{1} << 22;          // its batch * heads * S^2 * (d_c + d_R)
+
+inline constexpr std::size_t kMaxServingRequests = 256;                   // requests of an in-browser serving replay
+inline constexpr std::size_t kMaxServingBlocks = 1024;                    // its pool, in blocks
+inline constexpr std::size_t kMaxServingBlockSize = 256;                  // tokens per block
+inline constexpr std::size_t kMaxServingTokens = 4096;                    // a prompt or output length
+inline constexpr std::size_t kMaxServingEvents = 200000;                  // allocator events a replay may record
+inline constexpr std::size_t kMaxServingSteps = 100000;                   // decoding steps a replay may take
+inline constexpr std::size_t kMaxRingDevices = 64;                       // devices a ring schedule lays out (P^2 steps)
+inline constexpr std::size_t kMaxRingWork = std::size_t{1} << 25;        // seqLen x devices a ring timing walks
+inline constexpr std::size_t kMaxInfluenceCells = std::size_t{1} << 22;  // layers x seqLen^2 of a receptive-field map
+inline constexpr std::size_t kMaxPagedBlocks = 4096;                     // physical blocks of an in-browser pool
+inline constexpr std::size_t kMaxSpeculativeRuns = 1000000;              // Monte-Carlo target runs per call
 
 }  // namespace attn::wasm

@@ -6,8 +6,11 @@ import type { AttnCore } from './attn_core';
 
 export type * from './attn_core';
 export type * from './cost';
+export type * from './decode';
 export type * from './gpu';
 export type * from './io';
+export type * from './kvschemes';
+export type * from './paged';
 
 let core: Promise<AttnCore> | undefined;
 
