@@ -15,17 +15,6 @@ namespace {
 // Double, one online-softmax pass over <= 129 keys: rounding of order 1e-15.
 constexpr double kDoubleTol = 1e-12;
 
-template <class F>
-void check_error(F&& call, const std::string& names) {
-    try {
-        call();
-        FAIL("expected attn::Error mentioning '" << names << "'");
-    } catch (const Error& e) {
-        INFO("message: " << e.what());
-        CHECK(std::string(e.what()).find(names) != std::string::npos);
-    }
-}
-
 Tensor4<double> rows(const Tensor4<double>& t, std::size_t begin, std::size_t end) {
     Tensor4<double> r({t.shape.batch, t.shape.heads, end - begin, t.shape.dim});
     for (std::size_t b = 0; b < t.shape.batch; ++b) {
@@ -115,25 +104,25 @@ TEST_CASE("chunked prefill: poisoned future -- NaN in every unwritten cache slot
     auto k = in.k;
     k.at(0, 1, 5, 3) = NAN;
     Tensor4<double> q = rows(in.q, 6, 8);
-    check_error([&] { prefill_attention(q, k, in.v, 6); }, "key_cache");
+    test::check_error([&] { prefill_attention(q, k, in.v, 6); }, "key_cache");
     CHECK_NOTHROW(prefill_attention(rows(in.q, 0, 5), k, in.v, 0));  // row 5 is past this bound
 }
 
 TEST_CASE("prefill: argument errors name the argument") {
     const auto in = test::random_qkv({1, 4, 3, 8}, 2, 10, 5, test::next_seed());
-    check_error([&] { prefill_attention(in.q, in.k, in.v, 8); }, "start_pos");
-    check_error([&] { prefill_attention(in.q, in.k, test::randn({1, 2, 9, 5}, 1), 0); }, "value_cache");
-    check_error([&] { prefill_attention(in.q, test::randn({1, 3, 10, 8}, 1), test::randn({1, 3, 10, 5}, 1), 0); },
+    test::check_error([&] { prefill_attention(in.q, in.k, in.v, 8); }, "start_pos");
+    test::check_error([&] { prefill_attention(in.q, in.k, test::randn({1, 2, 9, 5}, 1), 0); }, "value_cache");
+    test::check_error([&] { prefill_attention(in.q, test::randn({1, 3, 10, 8}, 1), test::randn({1, 3, 10, 5}, 1), 0); },
                 "key_cache");
-    check_error([&] { prefill_attention(in.q, test::randn({1, 2, 10, 6}, 1), in.v, 0); }, "head_dim");
+    test::check_error([&] { prefill_attention(in.q, test::randn({1, 2, 10, 6}, 1), in.v, 0); }, "head_dim");
     PrefillOptions o;
     o.block_k = 0;
-    check_error([&] { prefill_attention(in.q, in.k, in.v, 0, o); }, "block_k");
+    test::check_error([&] { prefill_attention(in.q, in.k, in.v, 0, o); }, "block_k");
     o = {};
     o.scale = NAN;
-    check_error([&] { prefill_attention(in.q, in.k, in.v, 0, o); }, "scale");
+    test::check_error([&] { prefill_attention(in.q, in.k, in.v, 0, o); }, "scale");
     const auto p = test::random_qkv({1, 2, 6, 4}, 1, 6, 4, test::next_seed());
-    check_error([&] { chunked_prefill(p.q, p.k, p.v, {2, 3}); }, "chunk_lengths");
-    check_error([&] { chunked_prefill(p.q, p.k, p.v, {2, 0, 4}); }, "chunk_lengths");
-    check_error([&] { chunked_prefill(p.q, test::randn({1, 1, 5, 4}, 1), test::randn({1, 1, 5, 4}, 1), {6}); }, "key");
+    test::check_error([&] { chunked_prefill(p.q, p.k, p.v, {2, 3}); }, "chunk_lengths");
+    test::check_error([&] { chunked_prefill(p.q, p.k, p.v, {2, 0, 4}); }, "chunk_lengths");
+    test::check_error([&] { chunked_prefill(p.q, test::randn({1, 1, 5, 4}, 1), test::randn({1, 1, 5, 4}, 1), {6}); }, "key");
 }

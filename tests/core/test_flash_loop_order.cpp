@@ -362,15 +362,7 @@ TEST_CASE("the crossover: FA1 moves fewer bytes than standard attention once M e
 
 TEST_CASE("flash options: loop order and SRAM budget are validated") {
     const Tensor4<double> q(Shape4{1, 1, 4, 8}, 0.1), k(Shape4{1, 1, 4, 8}, 0.2), v(Shape4{1, 1, 4, 8}, 0.3);
-    auto check_error = [](auto&& call, const std::string& names) {
-        try {
-            call();
-            FAIL("expected attn::Error mentioning '" << names << "'");
-        } catch (const Error& e) {
-            INFO("message: " << e.what());
-            CHECK(std::string(e.what()).find(names) != std::string::npos);
-        }
-    };
+    using test::check_error;
     FlashOptions o;
     o.sram_elements = 0;
     check_error([&] { flash_forward(q, k, v, o); }, "sram_elements: must be in [1, 131072] for head_dim 8");

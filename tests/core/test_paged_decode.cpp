@@ -18,17 +18,6 @@ namespace {
 constexpr double kDoubleTol = 1e-12;
 constexpr double kFloatTol = 2e-5;  // float accumulation over <= 129 keys
 
-template <class F>
-void check_error(F&& call, const std::string& names) {
-    try {
-        call();
-        FAIL("expected attn::Error mentioning '" << names << "'");
-    } catch (const Error& e) {
-        INFO("message: " << e.what());
-        CHECK(std::string(e.what()).find(names) != std::string::npos);
-    }
-}
-
 // A shuffled (non-contiguous) assignment of physical blocks to the sequences' logical blocks.
 std::vector<PagedSequence> random_tables(const std::vector<std::size_t>& context_lens, std::size_t block_size,
                                          std::size_t num_blocks, std::mt19937_64& rng) {
@@ -144,24 +133,24 @@ TEST_CASE("paged decode: argument errors name the argument") {
     const auto q = test::randn({1, 4, 1, 8}, test::next_seed());
     PagedSequence s{{2, 0}, 7, {}};
     CHECK_NOTHROW(paged_decode(q, kp, vp, {s}));
-    check_error([&] { paged_decode(test::randn({1, 4, 2, 8}, 1), kp, vp, {s}); }, "query");
-    check_error([&] { paged_decode(test::randn({1, 4, 1, 6}, 1), kp, vp, {s}); }, "head_dim");
-    check_error([&] { paged_decode(test::randn({1, 3, 1, 8}, 1), kp, vp, {s}); }, "kv_heads");
-    check_error([&] { paged_decode(q, kp, test::randn({4, 2, 5, 3}, 1), {s}); }, "value_pool");
-    check_error([&] { paged_decode(q, kp, vp, {s, s}); }, "sequences");
-    check_error([&] { paged_decode(q, kp, vp, {PagedSequence{{2, 0}, 0, {}}}); }, "context_len");
-    check_error([&] { paged_decode(q, kp, vp, {PagedSequence{{2}, 7, {}}}); }, "block_table");
-    check_error([&] { paged_decode(q, kp, vp, {PagedSequence{{2, 4}, 7, {}}}); }, "num_blocks");
-    check_error([&] { paged_decode(q, kp, vp, {PagedSequence{{2, 0}, 7, {1, 1}}}); }, "key_allowed");
+    test::check_error([&] { paged_decode(test::randn({1, 4, 2, 8}, 1), kp, vp, {s}); }, "query");
+    test::check_error([&] { paged_decode(test::randn({1, 4, 1, 6}, 1), kp, vp, {s}); }, "head_dim");
+    test::check_error([&] { paged_decode(test::randn({1, 3, 1, 8}, 1), kp, vp, {s}); }, "kv_heads");
+    test::check_error([&] { paged_decode(q, kp, test::randn({4, 2, 5, 3}, 1), {s}); }, "value_pool");
+    test::check_error([&] { paged_decode(q, kp, vp, {s, s}); }, "sequences");
+    test::check_error([&] { paged_decode(q, kp, vp, {PagedSequence{{2, 0}, 0, {}}}); }, "context_len");
+    test::check_error([&] { paged_decode(q, kp, vp, {PagedSequence{{2}, 7, {}}}); }, "block_table");
+    test::check_error([&] { paged_decode(q, kp, vp, {PagedSequence{{2, 4}, 7, {}}}); }, "num_blocks");
+    test::check_error([&] { paged_decode(q, kp, vp, {PagedSequence{{2, 0}, 7, {1, 1}}}); }, "key_allowed");
     PagedDecodeOptions o;
     o.scale = INFINITY;
-    check_error([&] { paged_decode(q, kp, vp, {s}, o); }, "scale");
+    test::check_error([&] { paged_decode(q, kp, vp, {s}, o); }, "scale");
     o = {};
     o.trace = true;
     o.trace_head = 4;
-    check_error([&] { paged_decode(q, kp, vp, {s}, o); }, "trace_seq/trace_head");
+    test::check_error([&] { paged_decode(q, kp, vp, {s}, o); }, "trace_seq/trace_head");
     auto bad = kp;
     bad.at(0, 1, 2, 0) = NAN;  // block 0 slot 2 = token 6 of the sequence
-    check_error([&] { paged_decode(q, bad, vp, {s}); }, "key_pool");
-    check_error([&] { gather_paged_kv(bad, vp, s); }, "key_pool");
+    test::check_error([&] { paged_decode(q, bad, vp, {s}); }, "key_pool");
+    test::check_error([&] { gather_paged_kv(bad, vp, s); }, "key_pool");
 }

@@ -16,17 +16,6 @@ namespace {
 constexpr double kDoubleTol = 1e-12;
 constexpr double kRel = 1e-12;  // timing: the same arithmetic in another order
 
-template <class F>
-void check_error(F&& call, const std::string& names) {
-    try {
-        call();
-        FAIL("expected attn::Error mentioning '" << names << "'");
-    } catch (const Error& e) {
-        INFO("message: " << e.what());
-        CHECK(std::string(e.what()).find(names) != std::string::npos);
-    }
-}
-
 }  // namespace
 
 TEST_CASE("ring attention: equals sdpa for P devices, odd sizes, L != S, both causal alignments, GQA") {
@@ -139,27 +128,27 @@ TEST_CASE("ring attention: argument errors name the argument") {
     const auto in = test::random_qkv({1, 2, 5, 4}, 1, 5, 4, test::next_seed());
     RingOptions o;
     o.devices = 6;
-    check_error([&] { ring_attention(in.q, in.k, in.v, o); }, "devices");
+    test::check_error([&] { ring_attention(in.q, in.k, in.v, o); }, "devices");
     o.devices = 0;
-    check_error([&] { ring_attention(in.q, in.k, in.v, o); }, "devices");
-    check_error([&] { ring_shards(3, 4); }, "devices");
+    test::check_error([&] { ring_attention(in.q, in.k, in.v, o); }, "devices");
+    test::check_error([&] { ring_shards(3, 4); }, "devices");
     RingTimingInput t;
     t.link_bytes_per_s = 0;
-    check_error([&] { ring_attention_timing(t); }, "link_bytes_per_s");
+    test::check_error([&] { ring_attention_timing(t); }, "link_bytes_per_s");
     t = {};
     t.kv_heads = 5;
-    check_error([&] { ring_attention_timing(t); }, "kv_heads");
+    test::check_error([&] { ring_attention_timing(t); }, "kv_heads");
     t = {};
     t.gpu = "tpu";
-    check_error([&] { ring_attention_timing(t); }, "gpu");
+    test::check_error([&] { ring_attention_timing(t); }, "gpu");
     t = {};
     t.gpu = "a100-sxm-80gb";
     t.precision = cost::Precision::fp8;  // no FP8 on Ampere
-    check_error([&] { ring_attention_timing(t); }, "fp8");
+    test::check_error([&] { ring_attention_timing(t); }, "fp8");
     t = {};
     t.element_bytes = 3;
-    check_error([&] { ring_attention_timing(t); }, "element_bytes");
+    test::check_error([&] { ring_attention_timing(t); }, "element_bytes");
     t = {};
     t.seq_len = 3;
-    check_error([&] { ring_attention_timing(t); }, "seq_len");
+    test::check_error([&] { ring_attention_timing(t); }, "seq_len");
 }

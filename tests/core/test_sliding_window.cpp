@@ -13,17 +13,6 @@ namespace {
 // Double, one online-softmax pass over <= W keys: rounding of order 1e-15.
 constexpr double kDoubleTol = 1e-12;
 
-template <class F>
-void check_error(F&& call, const std::string& names) {
-    try {
-        call();
-        FAIL("expected attn::Error mentioning '" << names << "'");
-    } catch (const Error& e) {
-        INFO("message: " << e.what());
-        CHECK(std::string(e.what()).find(names) != std::string::npos);
-    }
-}
-
 }  // namespace
 
 TEST_CASE("sliding window: rolling-buffer decode equals sdpa with the window mask, odd sizes, GQA") {
@@ -61,30 +50,30 @@ TEST_CASE("sliding window: the mask is i - W < j <= i, W >= L is plain causal at
 
 TEST_CASE("sliding window: rolling buffer slots, eviction and attend errors") {
     RollingKvCache<double> cache(3, 1, 2, 1);
-    check_error([&] { std::vector<double> out; cache.attend({1, 0}, 1, std::nullopt, out); }, "empty");
+    test::check_error([&] { std::vector<double> out; cache.attend({1, 0}, 1, std::nullopt, out); }, "empty");
     for (int i = 0; i < 5; ++i) cache.append({double(i), 0}, {double(i)});
     CHECK(cache.size() == 3);
     CHECK(cache.positions_seen() == 5);
     CHECK(cache.slot_of(4) == 1);
     CHECK(cache.slot_of(2) == 2);
-    check_error([&] { cache.slot_of(1); }, "position");  // evicted: 1 <= 4 - 3
-    check_error([&] { cache.slot_of(5); }, "position");
+    test::check_error([&] { cache.slot_of(1); }, "position");  // evicted: 1 <= 4 - 3
+    test::check_error([&] { cache.slot_of(5); }, "position");
     // Zero query: uniform weights over the cached positions 2, 3, 4.
     std::vector<double> out;
     const auto lse = cache.attend({0, 0}, 1, std::nullopt, out);
     CHECK(out[0] == doctest::Approx(3.0).epsilon(1e-14));
     CHECK(lse[0] == doctest::Approx(std::log(3.0)).epsilon(1e-14));
-    check_error([&] { cache.append({1}, {1}); }, "key_rows/value_rows");
-    check_error([&] { cache.append({NAN, 0}, {1}); }, "key_rows");
-    check_error([&] { cache.attend({0, 0}, 0, std::nullopt, out); }, "q_heads");
-    check_error([&] { cache.attend({0}, 1, std::nullopt, out); }, "query");
-    check_error([&] { cache.attend({0, 0}, 1, INFINITY, out); }, "scale");
-    check_error([&] { RollingKvCache<double>(0, 1, 1, 1); }, "window");
-    check_error([&] { RollingKvCache<double>(2, 0, 1, 1); }, "kv_heads");
+    test::check_error([&] { cache.append({1}, {1}); }, "key_rows/value_rows");
+    test::check_error([&] { cache.append({NAN, 0}, {1}); }, "key_rows");
+    test::check_error([&] { cache.attend({0, 0}, 0, std::nullopt, out); }, "q_heads");
+    test::check_error([&] { cache.attend({0}, 1, std::nullopt, out); }, "query");
+    test::check_error([&] { cache.attend({0, 0}, 1, INFINITY, out); }, "scale");
+    test::check_error([&] { RollingKvCache<double>(0, 1, 1, 1); }, "window");
+    test::check_error([&] { RollingKvCache<double>(2, 0, 1, 1); }, "kv_heads");
     const auto in = test::random_qkv({1, 2, 5, 4}, 1, 4, 4, test::next_seed());
-    check_error([&] { sliding_window_decode(in.q, in.k, in.v, 2); }, "key");
-    check_error([&] { sliding_window_mask(0, 2); }, "seq_len");
-    check_error([&] { sliding_window_mask(4, 0); }, "window");
+    test::check_error([&] { sliding_window_decode(in.q, in.k, in.v, 2); }, "key");
+    test::check_error([&] { sliding_window_mask(0, 2); }, "seq_len");
+    test::check_error([&] { sliding_window_mask(4, 0); }, "window");
 }
 
 TEST_CASE("sliding window: receptive field L (W - 1) from the mask, and the paper's L x W") {
@@ -107,8 +96,8 @@ TEST_CASE("sliding window: receptive field L (W - 1) from the mask, and the pape
     // Mistral 7B: W = 4096, 32 layers -> "a theoretical attention span of approximately 131K
     // tokens" (Sec. 2): 32 x 4096 = 131072.
     CHECK(sliding_window_receptive_field(32, 4096).paper_reach_tokens == 131072);
-    check_error([&] { sliding_window_receptive_field(0, 4); }, "layers");
-    check_error([&] { sliding_window_receptive_field(2, 0); }, "window");
-    check_error([&] { sliding_window_influence(2, 3, 10, 10); }, "source");
-    check_error([&] { sliding_window_influence(1000, 3, 4096, 0); }, "layers/seq_len");
+    test::check_error([&] { sliding_window_receptive_field(0, 4); }, "layers");
+    test::check_error([&] { sliding_window_receptive_field(2, 0); }, "window");
+    test::check_error([&] { sliding_window_influence(2, 3, 10, 10); }, "source");
+    test::check_error([&] { sliding_window_influence(1000, 3, 4096, 0); }, "layers/seq_len");
 }

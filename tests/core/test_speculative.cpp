@@ -8,21 +8,6 @@
 
 using namespace attn;
 
-namespace {
-
-template <class F>
-void check_error(F&& call, const std::string& names) {
-    try {
-        call();
-        FAIL("expected attn::Error mentioning '" << names << "'");
-    } catch (const Error& e) {
-        INFO("message: " << e.what());
-        CHECK(std::string(e.what()).find(names) != std::string::npos);
-    }
-}
-
-}  // namespace
-
 TEST_CASE("speculative: expected tokens equal the capped geometric sum, limits alpha = 0, 1 and gamma = 0") {
     for (double alpha : {0.0, 0.1, 0.5, 0.8, 0.95, 0.999}) {
         for (std::size_t gamma : {0u, 1u, 3u, 7u, 64u}) {
@@ -71,11 +56,11 @@ TEST_CASE("speculative: Monte-Carlo of the acceptance process agrees with the cl
 }
 
 TEST_CASE("speculative: argument errors name the argument") {
-    check_error([] { speculative_expected_tokens(-0.1, 3); }, "alpha");
-    check_error([] { speculative_expected_tokens(NAN, 3); }, "alpha");
-    check_error([] { speculative_expected_tokens(0.5, 1025); }, "gamma");
-    check_error([] { speculative_walltime_improvement(0.5, 3, -1); }, "cost_ratio");
-    check_error([] { speculative_walltime_improvement(0.5, 3, INFINITY); }, "cost_ratio");
-    check_error([] { simulate_speculative(0.5, 3, 0, 1); }, "runs");
-    check_error([] { speculative_best_gamma(1.5, 0.1, 3); }, "alpha");
+    test::check_error([] { speculative_expected_tokens(-0.1, 3); }, "alpha");
+    test::check_error([] { speculative_expected_tokens(NAN, 3); }, "alpha");
+    test::check_error([] { speculative_expected_tokens(0.5, 1025); }, "gamma");
+    test::check_error([] { speculative_walltime_improvement(0.5, 3, -1); }, "cost_ratio");
+    test::check_error([] { speculative_walltime_improvement(0.5, 3, INFINITY); }, "cost_ratio");
+    test::check_error([] { simulate_speculative(0.5, 3, 0, 1); }, "runs");
+    test::check_error([] { speculative_best_gamma(1.5, 0.1, 3); }, "alpha");
 }

@@ -19,17 +19,6 @@ constexpr double kDoubleTol = 1e-12;
 // float accumulation over <= 129 keys: observed <= 1e-6.
 constexpr double kFloatTol = 2e-5;
 
-template <class F>
-void check_error(F&& call, const std::string& names) {
-    try {
-        call();
-        FAIL("expected attn::Error mentioning '" << names << "'");
-    } catch (const Error& e) {
-        INFO("message: " << e.what());
-        CHECK(std::string(e.what()).find(names) != std::string::npos);
-    }
-}
-
 SdpaResult<double> reference(const test::Qkv& in, const AttentionOptions& o) {
     SdpaOptions so;
     static_cast<AttentionOptions&>(so) = o;
@@ -155,21 +144,21 @@ TEST_CASE("split-KV: empty partitions and fully masked partitions are the identi
 
 TEST_CASE("split-KV: argument errors name the argument") {
     const auto in = test::random_qkv({1, 2, 3, 4}, 1, 9, 4, test::next_seed());
-    check_error([&] { split_kv_partitions(9, 0); }, "num_partitions");
-    check_error([&] { attend_kv_range(in.q, in.k, in.v, {5, 10}); }, "keys");
-    check_error([&] { attend_kv_range(in.q, in.k, in.v, {5, 4}); }, "keys");
-    check_error([&] { attend_kv_range(in.q, in.k, in.v, {0, 9}, {2, 4}); }, "rows");
+    test::check_error([&] { split_kv_partitions(9, 0); }, "num_partitions");
+    test::check_error([&] { attend_kv_range(in.q, in.k, in.v, {5, 10}); }, "keys");
+    test::check_error([&] { attend_kv_range(in.q, in.k, in.v, {5, 4}); }, "keys");
+    test::check_error([&] { attend_kv_range(in.q, in.k, in.v, {0, 9}, {2, 4}); }, "rows");
     auto a = attend_kv_range(in.q, in.k, in.v, {0, 5});
     const auto b = attend_kv_range(in.q, in.k, in.v, {4, 9});
-    check_error([&] { merge_partial(a, b); }, "share keys");
-    check_error([&] { merge_partial(a, a); }, "share keys");
+    test::check_error([&] { merge_partial(a, b); }, "share keys");
+    test::check_error([&] { merge_partial(a, a); }, "share keys");
     const auto rows = attend_kv_range(in.q, in.k, in.v, {5, 9}, {0, 2});
-    check_error([&] { merge_partial(a, rows); }, "same batch, heads");
-    check_error([&] { merge_normalized(normalize(a), normalize(b)); }, "merge_normalized");
+    test::check_error([&] { merge_partial(a, rows); }, "same batch, heads");
+    test::check_error([&] { merge_normalized(normalize(a), normalize(b)); }, "merge_normalized");
     SplitKvOptions o;
     o.num_partitions = 0;
-    check_error([&] { split_kv_attention(in.q, in.k, in.v, o); }, "num_partitions");
+    test::check_error([&] { split_kv_attention(in.q, in.k, in.v, o); }, "num_partitions");
     auto bad = in.k;
     bad.data[3] = NAN;
-    check_error([&] { attend_kv_range(in.q, bad, in.v, {0, 9}); }, "key");
+    test::check_error([&] { attend_kv_range(in.q, bad, in.v, {0, 9}); }, "key");
 }
