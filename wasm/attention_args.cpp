@@ -33,4 +33,12 @@ void require_trace_tiles(std::size_t tiles, bool from_sram) {
     }
 }
 
+val forward_result_js(const Tensor4<float>& output, const std::vector<float>& lse) {
+    val out = val::object();
+    out.set("output", to_float32_array(output.data));
+    out.set("outputShape", shape_to_js(output.shape));
+    out.set("lse", to_float32_array(lse));
+    return out;
+}
+
 }  // namespace attn::wasm

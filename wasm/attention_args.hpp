@@ -25,6 +25,11 @@ void require_trace_length(const Qkv& t);
 void require_trace_tiles(std::size_t tiles, bool from_sram);
 
 inline std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
+
+// The tiles of one (batch, head) under blocks `b`, capped as require_trace_tiles does.
+inline void require_trace_tiles(const Qkv& t, BlockSizes b, bool from_sram) {
+    require_trace_tiles(ceil_div(t.q.shape.seq, b.block_q) * ceil_div(t.k.shape.seq, b.block_k), from_sram);
+}
 inline double counter(std::uint64_t n) { return static_cast<double>(n); }  // exact in JS below 2^53
 
 // blockQ, blockK, sramElements, elementBytes, traceBatch, traceHead into any of the options structs
@@ -40,6 +45,18 @@ BlockSizes io_options_arg(const val& in, const Qkv& t, Options& o) {
     if (in["sramElements"].isUndefined()) return {o.block_q, o.block_k};
     o.sram_elements = integer_arg(in, "sramElements", 1, kMaxSramElements, 0);
     return blocks_from_sram(*o.sram_elements, std::max(t.q.shape.dim, t.v.shape.dim));
+}
+
+// { output, outputShape, lse } of a forward pass.
+val forward_result_js(const Tensor4<float>& output, const std::vector<float>& lse);
+
+// numQBlocks, numKBlocks, blockQ, blockK of any tiled result (they share these field names).
+template <class Result>
+void set_blocking(val& out, const Result& r) {
+    out.set("numQBlocks", r.num_q_blocks);
+    out.set("numKBlocks", r.num_k_blocks);
+    out.set("blockQ", r.block_q);
+    out.set("blockK", r.block_k);
 }
 
 }  // namespace attn::wasm

@@ -25,10 +25,7 @@ val sdpa_js(const val& in) {
         o.return_probs = bool_arg(in, "returnProbs", false);
         const SdpaResult<float> r = sdpa(t.q, t.k, t.v, o);
 
-        val out = val::object();
-        out.set("output", to_float32_array(r.output.data));
-        out.set("outputShape", shape_to_js(r.output.shape));
-        out.set("lse", to_float32_array(r.lse));
+        val out = forward_result_js(r.output, r.lse);
         if (o.return_probs) out.set("probs", to_float32_array(r.probs));
         return out;
     });
@@ -78,17 +75,11 @@ val flash_forward_trace_js(const val& in) {
         o.trace = true;
         o.loop_order = loop_order_arg(in);
         const BlockSizes b = io_options_arg(in, t, o);
-        require_trace_tiles(ceil_div(t.q.shape.seq, b.block_q) * ceil_div(t.k.shape.seq, b.block_k), bool(o.sram_elements));
+        require_trace_tiles(t, b, bool(o.sram_elements));
         const FlashResult<float> r = flash_forward(t.q, t.k, t.v, o);
 
-        val out = val::object();
-        out.set("output", to_float32_array(r.output.data));
-        out.set("outputShape", shape_to_js(r.output.shape));
-        out.set("lse", to_float32_array(r.lse));
-        out.set("numQBlocks", r.num_q_blocks);
-        out.set("numKBlocks", r.num_k_blocks);
-        out.set("blockQ", r.block_q);
-        out.set("blockK", r.block_k);
+        val out = forward_result_js(r.output, r.lse);
+        set_blocking(out, r);
         val stats = val::object();
         stats.set("hbmBytesRead", static_cast<double>(r.stats.hbm_bytes_read));
         stats.set("hbmBytesWritten", static_cast<double>(r.stats.hbm_bytes_written));

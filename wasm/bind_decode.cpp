@@ -13,6 +13,7 @@
 #include "attn/attention/sliding_window.hpp"
 #include "attn/attention/speculative.hpp"
 #include "attn/attention/split_kv.hpp"
+#include "attention_args.hpp"
 #include "convert.hpp"
 #include "limits.hpp"
 
@@ -62,23 +63,6 @@ std::vector<std::size_t> integer_list(const val& obj, const char* key, std::size
     return out;
 }
 
-struct Qkv {
-    Tensor4<float> q, k, v;
-};
-
-Qkv qkv_arg(const val& in) {
-    return {tensor_arg(in, "q", "qShape", kMaxTensorElements), tensor_arg(in, "k", "kShape", kMaxTensorElements),
-            tensor_arg(in, "v", "vShape", kMaxTensorElements)};
-}
-
-void require_scores(const Qkv& t) {
-    const double scores = double(t.q.shape.batch * t.q.shape.heads * t.q.shape.seq) * double(t.k.shape.seq);
-    if (scores > double(kMaxScoreElements)) {
-        throw Error("qShape/kShape: batch * heads * L * S = " + std::to_string(static_cast<long long>(scores)) +
-                    " exceeds the in-browser limit of " + std::to_string(kMaxScoreElements));
-    }
-}
-
 val uint8_array(const std::vector<std::uint8_t>& v) {
     return val(emscripten::typed_memory_view(v.size(), v.data())).call<val>("slice");
 }
@@ -125,10 +109,7 @@ val paged_decode_js(const val& in) {
         o.trace_seq = integer_arg(in, "traceSeq", 0, q.shape.batch - 1, 0);
         o.trace_head = integer_arg(in, "traceHead", 0, q.shape.heads - 1, 0);
         const PagedDecodeResult<float> r = paged_decode(q, kp, vp, sequences, o);
-        val out = val::object();
-        out.set("output", to_float32_array(r.output.data));
-        out.set("outputShape", shape_to_js(r.output.shape));
-        out.set("lse", to_float32_array(r.lse));
+        val out = forward_result_js(r.output, r.lse);
         val steps = val::array();
         for (const auto& s : r.trace) {
             val step = val::object();
@@ -153,7 +134,7 @@ val paged_decode_js(const val& in) {
 val split_kv_js(const val& in) {
     return guarded([&] {
         const Qkv t = qkv_arg(in);
-        require_scores(t);
+        require_score_budget(t);
         SplitKvOptions o;
         static_cast<AttentionOptions&>(o) = attention_options_arg(in);
         o.num_partitions = integer_arg(in, "numPartitions", 1, 1024, 4);
@@ -221,7 +202,7 @@ val split_kv_js(const val& in) {
 val chunked_prefill_js(const val& in) {
     return guarded([&] {
         const Qkv t = qkv_arg(in);
-        require_scores(t);
+        require_score_budget(t);
         PrefillOptions o;
         o.scale = attention_options_arg(in).scale;
         o.block_k = integer_arg(in, "blockK", 1, 4096, 64);
@@ -229,10 +210,7 @@ val chunked_prefill_js(const val& in) {
             in["chunkLengths"].isUndefined() ? std::vector<std::size_t>{t.q.shape.seq}
                                              : integer_list(in, "chunkLengths", 1, kMaxTensorElements, 4096);
         const PrefillResult<float> r = chunked_prefill(t.q, t.k, t.v, chunks, o);
-        val out = val::object();
-        out.set("output", to_float32_array(r.output.data));
-        out.set("outputShape", shape_to_js(r.output.shape));
-        out.set("lse", to_float32_array(r.lse));
+        val out = forward_result_js(r.output, r.lse);
         out.set("keyRowsRead", static_cast<double>(r.key_rows_read));
         return out;
     });

@@ -34,18 +34,12 @@ val standard_attention_trace_js(const val& in) {
         StandardAttentionOptions o;
         static_cast<AttentionOptions&>(o) = attention_options_arg(in);
         const BlockSizes b = io_options_arg(in, t, o);
-        require_trace_tiles(ceil_div(t.q.shape.seq, b.block_q) * ceil_div(t.k.shape.seq, b.block_k), bool(o.sram_elements));
+        require_trace_tiles(t, b, bool(o.sram_elements));
         o.trace = true;
         const StandardAttentionResult<float> r = standard_attention(t.q, t.k, t.v, o);
 
-        val out = val::object();
-        out.set("output", to_float32_array(r.output.data));
-        out.set("outputShape", shape_to_js(r.output.shape));
-        out.set("lse", to_float32_array(r.lse));
-        out.set("numQBlocks", r.num_q_blocks);
-        out.set("numKBlocks", r.num_k_blocks);
-        out.set("blockQ", r.block_q);
-        out.set("blockK", r.block_k);
+        val out = forward_result_js(r.output, r.lse);
+        set_blocking(out, r);
         val stats = val::object();
         stats.set("hbmBytesRead", counter(r.stats.hbm_bytes_read));
         stats.set("hbmBytesWritten", counter(r.stats.hbm_bytes_written));
@@ -119,10 +113,7 @@ val flash_backward_js(const val& in) {
         out.set("dQShape", shape_to_js(r.dq.shape));
         out.set("dKShape", shape_to_js(r.dk.shape));
         out.set("dVShape", shape_to_js(r.dv.shape));
-        out.set("numQBlocks", r.num_q_blocks);
-        out.set("numKBlocks", r.num_k_blocks);
-        out.set("blockQ", r.block_q);
-        out.set("blockK", r.block_k);
+        set_blocking(out, r);
         val stats = val::object();
         stats.set("hbmBytesRead", counter(r.stats.hbm_bytes_read));
         stats.set("hbmBytesWritten", counter(r.stats.hbm_bytes_written));
@@ -169,10 +160,7 @@ val chunked_attention_js(const val& in) {
         }
         const ChunkedAttentionResult<float> r = chunked_attention(t.q, t.k, t.v, o);
 
-        val out = val::object();
-        out.set("output", to_float32_array(r.output.data));
-        out.set("outputShape", shape_to_js(r.output.shape));
-        out.set("lse", to_float32_array(r.lse));
+        val out = forward_result_js(r.output, r.lse);
         out.set("queryChunk", r.query_chunk);
         out.set("keyChunk", r.key_chunk);
         out.set("numQChunks", r.num_q_chunks);
