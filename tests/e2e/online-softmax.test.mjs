@@ -3,13 +3,13 @@
 // keyboard, at 375 px and with reduced motion.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadCore } from '../wasm/load.mjs';
+import { loadModule } from '../wasm/load.mjs';
 import { horizontalOverflow, screenshot, startSite } from './browser.mjs';
 
 const VIZ = '/visualizations/online-softmax/';
 let site;
 let core;
-before(async () => { site = await startSite(); core = await loadCore(); });
+before(async () => { site = await startSite(); core = await loadModule('flash'); });
 after(() => site.close());
 
 // The trace the figure must show, computed independently in Node from the same core and seed

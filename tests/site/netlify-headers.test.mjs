@@ -106,6 +106,6 @@ test('visualizations may be framed by any site', () => {
 });
 
 test('WebAssembly is served as application/wasm, its JavaScript loader is not', () => {
-  assert.deepEqual(headersFor('/wasm/attn_core.wasm')['content-type'], ['application/wasm']);
-  assert.equal(headersFor('/wasm/attn_core.js')['content-type'], undefined);
+  assert.deepEqual(headersFor('/wasm/attn_flash.wasm')['content-type'], ['application/wasm']);
+  assert.equal(headersFor('/wasm/attn_flash.js')['content-type'], undefined);
 });

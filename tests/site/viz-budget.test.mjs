@@ -22,6 +22,18 @@ function jsClosure(file, seen = new Set()) {
   return seen;
 }
 
+// The modules a figure's sources load: every loadModule('<part>') call under site/viz/<name>/.
+// A figure that loads none is an error: every number a figure shows comes from the core.
+function modulesLoadedBy(name) {
+  const dir = new URL(`../../site/viz/${name}/`, import.meta.url).pathname;
+  const parts = new Set();
+  for (const f of readdirSync(dir, { recursive: true }).filter((f) => /\.tsx?$/.test(f))) {
+    for (const m of readFileSync(join(dir, f), 'utf8').matchAll(/loadModule\(\s*'(\w+)'\s*\)/g)) parts.add(m[1]);
+  }
+  assert.ok(parts.size > 0, `${name}: no loadModule('<part>') call in site/viz/${name}/`);
+  return parts;
+}
+
 function pageAssets(name) {
   const dir = join(STATIC, 'visualizations', name);
   const html = readFileSync(join(dir, 'index.html'), 'utf8');
@@ -31,9 +43,11 @@ function pageAssets(name) {
     if (file.endsWith('.js')) jsClosure(file).forEach((f) => files.add(f));
     else files.add(file);
   }
-  // The shared core every figure loads at run time (wasm/load.ts).
-  files.add(join(STATIC, 'wasm/attn_core.js'));
-  files.add(join(STATIC, 'wasm/attn_core.wasm'));
+  // The part's WebAssembly module(s) the figure loads at run time through wasm/load.ts.
+  for (const part of modulesLoadedBy(name)) {
+    files.add(join(STATIC, `wasm/attn_${part}.js`));
+    files.add(join(STATIC, `wasm/attn_${part}.wasm`));
+  }
   return [...files];
 }
 

@@ -3,9 +3,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
-import { loadCore } from './load.mjs';
+import { loadModule, MODULES } from './load.mjs';
 
-const core = await loadCore();
+const core = await loadModule('flash');
 
 // A small problem with known-good shapes, reused by many tests.
 function problem({ B = 1, H = 2, Hkv = 1, L = 5, S = 7, D = 4, Dv = 3, seed = 11 } = {}) {
@@ -26,20 +26,28 @@ function maxAbsDiff(a, b) {
   return worst;
 }
 
-// Names bound in the C++ sources must be declared in the .d.ts and present on the module.
-test('every bound name is declared in the .d.ts files of wasm/ and exists at run time', async () => {
-  const wasmDir = new URL('../../wasm/', import.meta.url);
-  const declarations = (await readdir(wasmDir)).filter((f) => f.endsWith('.d.ts'));
-  const dts = (await Promise.all(declarations.map((f) => readFile(new URL(f, wasmDir), 'utf8')))).join('\n');
-  const names = [];
-  for (const file of (await readdir(wasmDir)).filter((f) => /^bind_.*\.cpp$/.test(f))) {
-    const src = await readFile(new URL(file, wasmDir), 'utf8');
-    for (const m of src.matchAll(/(?:function|class_<[^>]+>|property)\("(\w+)"/g)) names.push(m[1]);
-  }
-  assert.ok(names.length >= 11, `found only ${names.length} bound names`);
-  for (const name of names) assert.match(dts, new RegExp(`\\b${name}\\b`), `${name} missing from wasm/*.d.ts`);
-  for (const fn of ['sdpa', 'flashForwardTrace', 'randomNormal', 'OnlineSoftmax']) assert.equal(typeof core[fn], 'function');
-});
+// Every name a module binds (its folder's bind_*.cpp plus wasm/common/) must be declared in that
+// module's .d.ts files (its folder plus wasm/common/) and exist on the module at run time.
+async function sources(folder, pattern) {
+  const dir = new URL(`../../wasm/${folder}/`, import.meta.url);
+  const files = (await readdir(dir)).filter((f) => pattern.test(f));
+  return Promise.all(files.map((f) => readFile(new URL(f, dir), 'utf8')));
+}
+
+for (const name of MODULES) {
+  test(`${name} module: every bound name is declared and exists at run time`, async () => {
+    const module = name === 'flash' ? core : await loadModule(name);
+    const dts = [...await sources(name, /\.d\.ts$/), ...await sources('common', /\.d\.ts$/)].join('\n');
+    const bound = [], topLevel = [];
+    for (const src of [...await sources(name, /^bind_.*\.cpp$/), ...await sources('common', /^bind_.*\.cpp$/)]) {
+      for (const m of src.matchAll(/(?:function|class_<[^>]+>|property)\("(\w+)"/g)) bound.push(m[1]);
+      for (const m of src.matchAll(/(?:emscripten::function|class_<[^>]+>)\("(\w+)"/g)) topLevel.push(m[1]);
+    }
+    assert.ok(topLevel.includes('randomNormal'), 'the common bindings are missing');
+    for (const n of bound) assert.match(dts, new RegExp(`\\b${n}\\b`), `${n} missing from wasm/${name}/*.d.ts`);
+    for (const n of topLevel) assert.equal(typeof module[n], 'function', `${n} absent from the ${name} module`);
+  });
+}
 
 test('sdpa: hand-computed example, probabilities and lse', () => {
   // scores [0, ln 3] -> probabilities [1/4, 3/4] -> output 1/4*4 + 3/4*8 = 7, lse = ln 4

@@ -1,12 +1,12 @@
-// Node tests of the cost-model API (wasm/bind_cost.cpp, wasm/cost.d.ts): every bound function with
+// Node tests of the cost-model API (wasm/flash/bind_cost.cpp, wasm/flash/cost.d.ts): every bound function with
 // good and bad arguments, results checked against the core's semantics, and the module checked to
 // answer correctly after each error.
 // Run: node --test tests/wasm/   (needs static/wasm/ built: make wasm)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadCore } from './load.mjs';
+import { loadModule } from './load.mjs';
 
-const core = await loadCore();
+const core = await loadModule('flash');
 
 const GPU_IDS = ['v100-sxm2-32gb', 't4', 'a100-sxm-40gb', 'a100-sxm-80gb', 'h100-sxm', 'h100-pcie', 'h200-sxm', 'b200',
   'rtx-4090', 'l40s'];

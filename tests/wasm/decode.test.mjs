@@ -1,12 +1,14 @@
-// Node tests of the decode-time attention API (wasm/bind_decode.cpp, wasm/decode.d.ts): every bound
+// Node tests of the decode-time attention API (wasm/inference/bind_decode.cpp, wasm/inference/decode.d.ts): every bound
 // function with good and bad arguments, results checked against the core's semantics (sdpa as the
 // dense reference), and the module checked to answer correctly after each error.
 // Run: node --test tests/wasm/   (needs static/wasm/ built: make wasm)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadCore } from './load.mjs';
+import { loadModule } from './load.mjs';
 
-const core = await loadCore();
+const core = await loadModule('inference');
+// The dense reference and the GPU presets come from the flash module.
+const flash = await loadModule('flash');
 const SEED = Math.floor(Math.random() * 1e9);  // fresh per run; printed in every failure message
 
 // float32 kernels against float32 sdpa over <= 129 keys: observed < 1e-6.
@@ -56,7 +58,7 @@ test('pagedDecode equals sdpa over the gathered sequence; trace walks the block 
   const args = { q, qShape: [1, Hq, 1, D], keyPool, keyPoolShape: [blocks, Hkv, bs, D], valuePool,
     valuePoolShape: [blocks, Hkv, bs, Dv], sequences: [{ blockTable, contextLen: ctx }], traceHead: 3 };
   const r = core.pagedDecode(args);
-  const ref = core.sdpa({ q, qShape: [1, Hq, 1, D], k, kShape: [1, Hkv, ctx, D], v, vShape: [1, Hkv, ctx, Dv] });
+  const ref = flash.sdpa({ q, qShape: [1, Hq, 1, D], k, kShape: [1, Hkv, ctx, D], v, vShape: [1, Hkv, ctx, Dv] });
   close(r.output, ref.output, 'paged output');
   close(r.lse, ref.lse, 'paged lse');
   assert.deepEqual(r.outputShape, [1, Hq, 1, Dv]);
@@ -83,7 +85,7 @@ test('pagedDecode equals sdpa over the gathered sequence; trace walks the block 
 test('splitKvAttention: partitions merged in any order equal sdpa; empty partitions are harmless', () => {
   for (const causal of ['none', 'top_left', 'bottom_right']) {
     const p = problem({ L: 3, S: 17 });
-    const ref = core.sdpa({ ...p, causal });
+    const ref = flash.sdpa({ ...p, causal });
     const r = core.splitKvAttention({ ...p, causal, numPartitions: 5, mergeOrder: [3, 0, 4, 1, 2] });
     close(r.output, ref.output, `split-KV ${causal}`);
     close(r.lse, ref.lse, `split-KV lse ${causal}`);
@@ -91,7 +93,7 @@ test('splitKvAttention: partitions merged in any order equal sdpa; empty partiti
     assert.deepEqual(r.merges.map((m) => m.merged), [0, 4, 1, 2]);
     // Each partition alone is attention over its keys.
     const firstKeys = (t, dim) => Float32Array.from([...t.subarray(0, 4 * dim), ...t.subarray(17 * dim, 21 * dim)]);
-    const only = core.sdpa({ ...p, k: firstKeys(p.k, 8), kShape: [1, 2, 4, 8], v: firstKeys(p.v, 5),
+    const only = flash.sdpa({ ...p, k: firstKeys(p.k, 8), kShape: [1, 2, 4, 8], v: firstKeys(p.v, 5),
       vShape: [1, 2, 4, 5], causal: causal === 'bottom_right' ? 'none' : causal });
     if (causal !== 'bottom_right') close(r.partitions[0].output, only.output, 'partition 0');
   }
@@ -100,7 +102,7 @@ test('splitKvAttention: partitions merged in any order equal sdpa; empty partiti
   assert.equal(r.partitions[5].keyBegin, r.partitions[5].keyEnd);
   assert.ok(r.partitions[5].m.every((m) => m === -Infinity));
   assert.ok(r.partitions[5].lse.every((x) => x === -Infinity));
-  close(r.output, core.sdpa(p).output, 'split-KV with empty partitions');
+  close(r.output, flash.sdpa(p).output, 'split-KV with empty partitions');
   throwsThenRecovers(() => core.splitKvAttention({ ...p, numPartitions: 0 }), /numPartitions/);
   throwsThenRecovers(() => core.splitKvAttention({ ...p, numPartitions: 2, mergeOrder: [1, 1] }), /mergeOrder/);
   throwsThenRecovers(() => core.splitKvAttention({ ...p, numPartitions: 2, mergeOrder: [1] }), /mergeOrder/);
@@ -109,7 +111,7 @@ test('splitKvAttention: partitions merged in any order equal sdpa; empty partiti
 
 test('chunkedPrefill: any chunking equals one shot and causal sdpa', () => {
   const p = problem({ L: 29, S: 29 });
-  const ref = core.sdpa({ ...p, causal: 'top_left' });
+  const ref = flash.sdpa({ ...p, causal: 'top_left' });
   const one = core.chunkedPrefill(p);
   close(one.output, ref.output, 'prefill one shot');
   close(one.lse, ref.lse, 'prefill lse');
@@ -154,7 +156,7 @@ test('ringAttentionSchedule and ringAttentionTiming', () => {
   assert.equal(c.steps.reduce((a, x) => a + x.attendedPairs, 0), 36);
 
   const base = { devices: 4, qHeads: 8, kvHeads: 8, headDim: 128, linkBytesPerS: 450e9, gpu: 'h100-sxm' };
-  const peak = core.peakFlops({ gpu: 'h100-sxm', precision: 'fp16' });
+  const peak = flash.peakFlops({ gpu: 'h100-sxm', precision: 'fp16' });
   const small = core.ringAttentionTiming({ ...base, seqLen: 4 * 512 });
   const big = core.ringAttentionTiming({ ...base, seqLen: 4 * 16384 });
   assert.equal(small.peakFlops, peak);

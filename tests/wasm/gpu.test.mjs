@@ -1,12 +1,12 @@
-// Node tests of the GPU-execution API (wasm/bind_gpu.cpp, wasm/gpu.d.ts): every bound function with
+// Node tests of the GPU-execution API (wasm/flash/bind_gpu.cpp, wasm/flash/gpu.d.ts): every bound function with
 // good and bad arguments, results checked against the core's semantics, and the module checked to
 // answer correctly after each error.
 // Run: node --test tests/wasm/   (needs static/wasm/ built: make wasm)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadCore } from './load.mjs';
+import { loadModule } from './load.mjs';
 
-const core = await loadCore();
+const core = await loadModule('flash');
 
 // Throws an Error whose message matches, then the module still answers known queries exactly.
 function throwsThenRecovers(call, message) {

@@ -1,11 +1,11 @@
-// Node tests of the IO-aware attention API (wasm/bind_io.cpp, io.d.ts) and of flashForwardTrace's
+// Node tests of the IO-aware attention API (wasm/flash/bind_io.cpp, io.d.ts) and of flashForwardTrace's
 // loop-order and SRAM options: results against the core's semantics, bad arguments, and the
 // in-browser speed of the traces. Run: node --test tests/wasm/   (needs static/wasm/ built)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadCore } from './load.mjs';
+import { loadModule } from './load.mjs';
 
-const core = await loadCore();
+const core = await loadModule('flash');
 
 function problem({ B = 1, H = 2, Hkv = 1, L = 9, S = 13, D = 8, Dv = 5, seed = 21 } = {}) {
   return {

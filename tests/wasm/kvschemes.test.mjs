@@ -1,12 +1,12 @@
-// Node tests of the KV-cache-scheme API (wasm/bind_kvschemes.cpp, wasm/kvschemes.d.ts): every bound
+// Node tests of the KV-cache-scheme API (wasm/inference/bind_kvschemes.cpp, wasm/inference/kvschemes.d.ts): every bound
 // function with good and bad arguments, results checked against the core's semantics, and the
 // module checked to answer correctly after each error.
 // Run: node --test tests/wasm/   (needs static/wasm/ built: make wasm)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadCore } from './load.mjs';
+import { loadModule } from './load.mjs';
 
-const core = await loadCore();
+const core = await loadModule('inference');
 
 const KiB = 1024, MiB = 1024 * KiB, GiB = 1024 * MiB;
 

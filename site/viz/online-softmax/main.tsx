@@ -1,5 +1,5 @@
 import { render } from 'preact';
-import { loadCore } from '../../../wasm/load';
+import { loadModule } from '../../../wasm/load';
 import { applyTheme } from '../shared/theme';
 import '../shared/base.css';
 import './style.css';
@@ -10,7 +10,7 @@ applyTheme();
 // Inside another page's iframe the host shows the title, so the figure drops its own.
 if (window.self !== window.top) document.documentElement.classList.add('embedded');
 const root = document.getElementById('app')!;
-loadCore()
+loadModule('flash')
   .then((core) => render(<App state={createFigureState(core)} />, root))
   .catch((e: Error) => {
     root.textContent = `This figure could not start: ${e.message}`;

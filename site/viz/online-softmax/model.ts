@@ -1,7 +1,7 @@
 // The worked example: one query row against 8 keys, processed as two tiles of 4 by the core's
 // flash_forward (FlashAttention-2 loop, Br = 1, Bc = 4), next to the dense softmax from sdpa.
 // Every number the figure shows comes from these two calls.
-import type { AttnCore, FlashStep, SdpaResult, Shape4 } from '../../../wasm/load';
+import type { AttnFlash, FlashStep, SdpaResult, Shape4 } from '../../../wasm/load';
 
 export const KEYS = 8;
 export const TILE = 4;
@@ -17,7 +17,7 @@ export interface Example {
   dense: SdpaResult;     // output, lse and the 8 probabilities of the dense softmax
 }
 
-export function buildExample(core: AttnCore, seed: number): Example {
+export function buildExample(core: AttnFlash, seed: number): Example {
   // One draw for q, K and V together, so a single seed fixes the whole example.
   const qSize = HEAD_DIM, kSize = KEYS * HEAD_DIM, vSize = KEYS * VALUE_DIM;
   const draw = core.randomNormal([1, 1, 1, qSize + kSize + vSize], seed, 1);

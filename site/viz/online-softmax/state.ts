@@ -2,7 +2,7 @@
 // written to the URL hash. A seed the core rejects leaves the last good example in place and
 // sets `error`, which the page displays.
 import { effect, signal } from '@preact/signals';
-import type { AttnCore } from '../../../wasm/load';
+import type { AttnFlash } from '../../../wasm/load';
 import { readHash, writeHash } from '../shared/hashState';
 import { createStepper } from '../shared/stepper';
 import { buildExample, STEP_LABELS, type Example } from './model';
@@ -11,7 +11,7 @@ import { buildExample, STEP_LABELS, type Example } from './model';
 // rescale (exp(m_old - m_new) < 1); 'New numbers' walks through other seeds.
 const DEFAULT_SEED = 19;
 
-export function createFigureState(core: AttnCore) {
+export function createFigureState(core: AttnFlash) {
   const hash = readHash();
   const stepper = createStepper(STEP_LABELS.length, Number(hash.step) || 0);
   const example = signal<Example>(buildExample(core, DEFAULT_SEED));

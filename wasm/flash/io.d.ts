@@ -1,13 +1,14 @@
-// Hand-written declaration of the IO-aware attention API bound in wasm/bind_io.cpp: standard
+// Hand-written declaration of the IO-aware attention API bound in wasm/flash/bind_io.cpp: standard
 // attention as a GPU runs it (FlashAttention paper, Algorithm 0) with a trace, the recomputing
 // FlashAttention backward, and Rabe & Staats' memory-efficient chunked attention.
-// flashForwardTrace (both loop orders) is declared in attn_core.d.ts.
+// flashForwardTrace (both loop orders) is declared in attention.d.ts.
 //
 // Byte counters model a GPU kernel: Q, K, V, O, S, P, dO, dK, dV cost elementBytes per element;
 // statistics (m, l, lse, D) and dQ's accumulator are fp32. FLOPs count 2 per multiply-add.
 // Every function throws a JavaScript Error naming the bad argument and its allowed range; the
 // module keeps working afterwards.
-import type { AttentionInput, HbmTransfer, Shape4 } from './attn_core';
+import type { AttentionInput, Shape4 } from '../common/types';
+import type { HbmTransfer } from './attention';
 
 /** Blocking and traffic-model options shared by the traced IO algorithms. */
 export interface IoBlockInput extends AttentionInput {

@@ -1,11 +1,11 @@
-// Hand-written declaration of the GPU-execution API bound in wasm/bind_gpu.cpp: FA1 vs FA2
+// Hand-written declaration of the GPU-execution API bound in wasm/flash/bind_gpu.cpp: FA1 vs FA2
 // thread-block partitioning and waves (FlashAttention-2 §3.2), FlashAttention-3's warp-specialised
 // pipeline (FA3 §3.1-3.2), and FA3's FP8 numerical-error experiment (FA3 §4.3, Table 3).
 // Every function throws a JavaScript Error naming the bad argument and its allowed range; the
 // module keeps working afterwards.
+import type { Causal } from '../common/types';
 
 /** PyTorch is_causal (top_left) or causal_lower_right (bottom_right). */
-export type GpuCausal = 'none' | 'top_left' | 'bottom_right';
 
 export interface WorkPartitionInput {
   /** GPU preset id, e.g. 'a100-sxm-80gb' or 'h100-sxm' (a preset without a published SM count throws). */
@@ -25,7 +25,7 @@ export interface WorkPartitionInput {
   /** Bc, integer in [1, 4096]; default 128. */
   blockK?: number;
   /** Default 'none'. */
-  causal?: GpuCausal;
+  causal?: Causal;
   /** Thread blocks resident on one SM at once, integer in [1, 32]; default 1. */
   blocksPerSm?: number;
 }

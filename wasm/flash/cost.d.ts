@@ -1,15 +1,14 @@
-// Hand-written declaration of the cost-model API bound in wasm/bind_cost.cpp: GPU and model
+// Hand-written declaration of the cost-model API bound in wasm/flash/bind_cost.cpp: GPU and model
 // presets with their sources, roofline queries, attention FLOPs and HBM traffic, roofline
 // predictions, and the N x N score-matrix footprint. Every function throws a JavaScript Error
 // naming the bad argument and its allowed range; the module keeps working afterwards.
+import type { Causal } from '../common/types';
 
 /** Arithmetic precision: fp16 also stands for bf16 ('bf16' is accepted as a name for it). */
 export type CostPrecision = 'fp32' | 'tf32' | 'fp16' | 'bf16' | 'fp8';
 export type CostPass = 'forward' | 'backward' | 'forward_backward';
 export type CostAlgorithm = 'standard' | 'flash';
 export type RooflineBound = 'memory' | 'compute';
-/** PyTorch is_causal (top_left) or causal_lower_right (bottom_right). */
-export type CostCausal = 'none' | 'top_left' | 'bottom_right';
 
 /** A number from a primary source. */
 export interface SourcedNumber {
@@ -90,7 +89,7 @@ export interface AttentionCostShape {
   /** dv of V and O, integer in [1, 1024]; default headDim. */
   valueDim?: number;
   /** Default 'none'. */
-  causal?: CostCausal;
+  causal?: Causal;
 }
 
 export interface AttentionFlopsInput extends AttentionCostShape {

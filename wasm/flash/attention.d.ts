@@ -1,43 +1,6 @@
-// Hand-written declaration of the JavaScript API bound in wasm/bind_*.cpp (Emscripten 3.1.6 has
-// no --emit-tsd). tests/wasm/api.test.mjs fails if a bound name is missing here.
-//
-// Every function throws a JavaScript Error whose message names the bad argument and its allowed
-// range; the module keeps working afterwards.
-
-import type { CostApi } from './cost';
-import type { DecodeApi } from './decode';
-import type { GpuApi } from './gpu';
-import type { IoApi } from './io';
-import type { KvSchemesApi } from './kvschemes';
-import type { PagedApi } from './paged';
-
-/** [batch, heads, seq, dim], SDPA's layout; every entry an integer >= 1. */
-export type Shape4 = [number, number, number, number];
-
-/** PyTorch is_causal (top_left) or causal_lower_right (bottom_right). */
-export type Causal = 'none' | 'top_left' | 'bottom_right';
-
-export interface MaskInput {
-  /** boolean: nonzero = may attend. additive: added to the scaled scores (-Infinity blocks). */
-  kind: 'boolean' | 'additive';
-  /** Each dimension 1 (broadcast) or equal to [B, H, L, S]. */
-  shape: Shape4;
-  data: Uint8Array | Float32Array | number[];
-}
-
-export interface AttentionInput {
-  q: Float32Array | number[];
-  qShape: Shape4;
-  k: Float32Array | number[];
-  kShape: Shape4;
-  v: Float32Array | number[];
-  vShape: Shape4;
-  /** Any finite number; default 1/sqrt(head_dim). */
-  scale?: number;
-  causal?: Causal;
-  /** Not combinable with causal (as in SDPA). */
-  mask?: MaskInput;
-}
+// Exact attention (wasm/flash/bind_attention.cpp, bind_online_softmax.cpp): SDPA, the traced
+// FlashAttention forward pass and the online-softmax state.
+import type { AttentionInput, Shape4 } from '../common/types';
 
 export interface SdpaInput extends AttentionInput {
   /** In [0, 1). */
@@ -164,16 +127,8 @@ export interface OnlineSoftmax {
   delete(): void;
 }
 
-/** The whole bound API: exact attention here, plus the APIs declared in the other wasm/*.d.ts
- *  files (IO-aware algorithms, cost model, GPU models, KV-cache schemes, decode-time algorithms,
- *  the paged KV-cache simulation). */
-export interface AttnCore extends IoApi, CostApi, GpuApi, KvSchemesApi, DecodeApi, PagedApi {
+export interface AttentionApi {
   sdpa(input: SdpaInput): SdpaResult;
   flashForwardTrace(input: FlashTraceInput): FlashTraceResult;
-  /** Seeded N(0, stddev^2) values, identical in every browser. seed: integer in [0, 2^32 - 1]. */
-  randomNormal(shape: Shape4, seed: number, stddev: number): Float32Array;
   OnlineSoftmax: { new (valueDim: number): OnlineSoftmax };
 }
-
-declare function createAttnCore(options?: { wasmBinary?: ArrayBuffer | Uint8Array; locateFile?: (path: string) => string }): Promise<AttnCore>;
-export default createAttnCore;

@@ -1,4 +1,4 @@
-// Hand-written declaration of the decode-time attention API bound in wasm/bind_decode.cpp: paged
+// Hand-written declaration of the decode-time attention API bound in wasm/inference/bind_decode.cpp: paged
 // decode over a block pool, split-KV (Flash-Decoding) partial states and their merge, chunked
 // prefill, sliding-window masks and receptive fields, the ring-attention schedule and timing
 // model, and speculative decoding's acceptance model. Every function throws a JavaScript Error

@@ -1,4 +1,4 @@
-// JavaScript API of the exact-attention algorithms: sdpa, flashForwardTrace, randomNormal.
+// JavaScript API of the exact-attention algorithms: sdpa, flashForwardTrace.
 // Thin by design: read and check the JS arguments, call the core, copy results into typed arrays.
 #include <emscripten/bind.h>
 
@@ -7,7 +7,6 @@
 
 #include "attn/attention/flash_forward.hpp"
 #include "attn/attention/sdpa.hpp"
-#include "attn/random.hpp"
 #include "attention_args.hpp"
 #include "trace_js.hpp"
 
@@ -93,25 +92,10 @@ val flash_forward_trace_js(const val& in) {
     });
 }
 
-val random_normal_js(const val& shape_holder, double seed, double stddev) {
-    return guarded([&] {
-        val args = val::object();
-        args.set("shape", shape_holder);
-        const Shape4 shape = shape_arg(args, "shape", kMaxTensorElements);
-        if (!(seed >= 0 && seed <= static_cast<double>(kMaxSeed)) || std::floor(seed) != seed) {
-            throw Error("seed: must be an integer in [0, " + std::to_string(kMaxSeed) + "]");
-        }
-        const auto t = random_normal(shape, static_cast<std::uint64_t>(seed), stddev);
-        const std::vector<float> values(t.data.begin(), t.data.end());
-        return to_float32_array(values);
-    });
-}
-
 }  // namespace
 }  // namespace attn::wasm
 
 EMSCRIPTEN_BINDINGS(attention) {
     emscripten::function("sdpa", &attn::wasm::sdpa_js);
     emscripten::function("flashForwardTrace", &attn::wasm::flash_forward_trace_js);
-    emscripten::function("randomNormal", &attn::wasm::random_normal_js);
 }

@@ -1,4 +1,4 @@
-// Hand-written declaration of the KV-cache memory API bound in wasm/bind_paged.cpp: a seeded
+// Hand-written declaration of the KV-cache memory API bound in wasm/inference/bind_paged.cpp: a seeded
 // serving workload replayed against PagedAttention's block allocator and against contiguous
 // reservations (Kwon et al. 2023, arXiv:2309.06180, §3-4), stepping through either replay, and
 // the summary of both on the same requests. Memory figures are token slots.

@@ -1,4 +1,4 @@
-// Hand-written declaration of the KV-cache-scheme API bound in wasm/bind_kvschemes.cpp: cache sizes
+// Hand-written declaration of the KV-cache-scheme API bound in wasm/inference/bind_kvschemes.cpp: cache sizes
 // under MHA / MQA / GQA / MLA and sliding windows with the formula's terms, the Part 4 scheme
 // comparison, RoPE of one vector, and a small MLA run in explicit and absorbed form. Every
 // function throws a JavaScript Error naming the bad argument and its allowed range; the module
