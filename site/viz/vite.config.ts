@@ -7,9 +7,12 @@ import { defineConfig } from 'vite';
 import { katexPrerender } from './katex-prerender.ts';
 
 const root = import.meta.dirname;
+// VIZ_ONLY=a,b builds only those visualizations (for working on one figure; `make viz` builds all).
+const only = process.env.VIZ_ONLY?.split(',');
 const entries = Object.fromEntries(
   readdirSync(root, { withFileTypes: true })
     .filter((d) => d.isDirectory() && existsSync(resolve(root, d.name, 'index.html')))
+    .filter((d) => !only || only.includes(d.name))
     .map((d) => [d.name, resolve(root, d.name, 'index.html')]),
 );
 
