@@ -41,3 +41,26 @@ export async function screenshot(page, name) {
 
 export const horizontalOverflow = (page) =>
   page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+
+// Interaction latency: clicks each element matched by `selector` in turn (`rounds` times over) and
+// measures, in the page, from the click to the end of the re-render and layout it causes. Returns
+// the samples' 95th percentile in milliseconds (printed by the caller; timings are reported, not
+// asserted, since a loaded CI machine is slower than a reader's laptop).
+export async function interactionP95(page, selector, rounds = 3) {
+  const samples = await page.evaluate(async ([sel, n]) => {
+    const out = [];
+    const targets = [...document.querySelectorAll(sel)];
+    for (let r = 0; r < n; r++) {
+      for (const el of targets) {
+        const t0 = performance.now();
+        el.click();
+        await new Promise((resolve) => setTimeout(resolve, 0));  // let the batched render run
+        void document.body.offsetHeight;                           // force style and layout
+        out.push(performance.now() - t0);
+      }
+    }
+    return out;
+  }, [selector, rounds]);
+  samples.sort((a, b) => a - b);
+  return samples[Math.min(samples.length - 1, Math.ceil(0.95 * samples.length) - 1)];
+}

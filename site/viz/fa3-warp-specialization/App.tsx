@@ -1,0 +1,46 @@
+// FlashAttention-3's warp specialization on one Hopper SM: a producer warpgroup feeding K and V
+// tiles through TMA, consumer warpgroups running GEMM0, softmax and GEMM1 per key block, under the
+// synchronous schedule or FA3's overlapping ones. The timeline and every number come from the
+// core's fa3Pipeline model (FA3 §3.1-3.2).
+import { ErrorBanner } from '../shared/ErrorBanner';
+import { Legend } from '../shared/Legend';
+import { PlayControls } from '../shared/PlayControls';
+import { TimelineScrubber } from '../shared/TimelineScrubber';
+import { colors } from '../shared/theme';
+import { Controls } from './Controls';
+import { narration } from './narration';
+import type { FigureState } from './state';
+import { Stats } from './Stats';
+import { Timeline } from './Timeline';
+
+export function App({ state }: { state: FigureState }) {
+  const { figure, error, stepper } = state;
+  const fig = figure.value;
+  const step = Math.min(stepper.step.value, fig.events.length - 1);
+  return (
+    <div class="viz fa3">
+      <header class="viz-header">
+        <h1>FlashAttention-3: warp specialization and ping-pong scheduling on one SM</h1>
+      </header>
+      <Controls state={state} />
+      <ErrorBanner message={error.value} onDismiss={() => (error.value = null)} />
+      <div class="body">
+        <section class="chart">
+          <Legend items={[
+            { swatch: colors.active, label: 'TMA load of K or V (producer)' },
+            { swatch: colors.sram, label: 'GEMM on tensor cores' },
+            { swatch: colors.heads[0], label: 'softmax exponentials' },
+            { swatch: colors.textMuted, label: 'half-height bar: unit shared by consumers in lockstep', outline: true },
+          ]} />
+          <Timeline fig={fig} cursorS={fig.events[step]} />
+          <p class="narration" aria-live="polite" data-testid="narration">{narration(fig, step)}</p>
+        </section>
+        <Stats fig={fig} />
+      </div>
+      <footer class="viz-footer">
+        <PlayControls stepper={stepper} />
+        <TimelineScrubber stepper={stepper} labels={[]} />
+      </footer>
+    </div>
+  );
+}

@@ -1,0 +1,105 @@
+// Browser tests of the fa3-warp-specialization figure: it shows the core's FA3 pipeline model
+// (timings, speed-ups, unit utilisation), switches schedules, restores its state from the URL hash,
+// survives a configuration the core rejects, works with the keyboard, reduced motion and at 375 px.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadModule } from '../wasm/load.mjs';
+import { horizontalOverflow, interactionP95, screenshot, startSite } from './browser.mjs';
+
+const VIZ = '/visualizations/fa3-warp-specialization/';
+let site;
+let core;
+before(async () => { site = await startSite(); core = await loadModule('flash'); });
+after(() => site.close());
+
+const pipeline = (cfg = {}) => core.fa3Pipeline({ gpu: 'h100-sxm', precision: 'fp16', headDim: 128, consumerWarpgroups: 2, iterations: 4, ...cfg });
+const schedule = (p, name) => p.schedules.find((s) => s.name === name);
+const valueOf = async (page, id) => Number(await page.getByTestId(id).locator('[data-value]').getAttribute('data-value'));
+
+test('the default view is FA3 on an H100 SXM, with the core\'s total and speed-up', async () => {
+  const { page, problems, close } = await site.open(VIZ);
+  const fa3 = schedule(pipeline(), 'pingpong_intra_overlap');
+  assert.ok(Math.abs(await valueOf(page, 'total') - fa3.totalS * 1e6) < 1e-9);
+  assert.ok(Math.abs(await valueOf(page, 'speedup') - fa3.speedup) < 1e-12);
+  assert.equal(await page.getByTestId('baseline').textContent(), `${(schedule(pipeline(), 'sequential').totalS * 1e6).toFixed(2)} µs`);
+  // One bar per segment of the schedule, drawn twice (the faint whole run and the lit elapsed part).
+  assert.equal(await page.locator('.timeline .seg').count(), 2 * fa3.segments.length);
+  assert.match(await page.getByTestId('narration').textContent(), /4 key blocks finish after 4\.50 µs/);
+  await screenshot(page, 'fa3-warp-specialization-desktop');
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+test('switching to the synchronous schedule shows its total and a speed-up of 1', async () => {
+  const { page, problems, close } = await site.open(VIZ);
+  await page.getByRole('radio', { name: 'Synchronous (FA2-style)' }).click();
+  const seq = schedule(pipeline(), 'sequential');
+  assert.ok(Math.abs(await valueOf(page, 'total') - seq.totalS * 1e6) < 1e-9);
+  assert.equal(await valueOf(page, 'speedup'), 1);
+  assert.match(page.url(), /schedule=sequential/);
+  // Consumers in lockstep share the tensor cores: their GEMM bars are half height.
+  const heights = await page.locator('.timeline .seg.gemm0 rect').evaluateAll((rs) => rs.map((r) => Number(r.getAttribute('height'))));
+  assert.ok(heights.every((h) => h === 15));
+  const busy = seq.segments.filter((s) => s.unit === 'tensor_cores').reduce((a, s) => a + (s.endS - s.startS) * s.unitShare, 0) / seq.totalS;
+  assert.equal(await page.getByTestId('busy-tensor_cores').textContent(), `${(busy * 100).toFixed(0)}%`);
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+test('the URL hash restores the configuration and the step', async () => {
+  const { page, problems, close } = await site.open(`${VIZ}#gpu=h100-pcie&prec=fp8&d=64&wg=3&blocks=6&schedule=pingpong&step=5`);
+  const p = pipeline({ gpu: 'h100-pcie', precision: 'fp8', headDim: 64, consumerWarpgroups: 3, iterations: 6 });
+  assert.ok(Math.abs(await valueOf(page, 'total') - schedule(p, 'pingpong').totalS * 1e6) < 1e-9);
+  assert.equal(await page.getByLabel('GPU').inputValue(), 'h100-pcie');
+  assert.equal(await page.getByLabel('Head dim').inputValue(), '64');
+  assert.equal(await page.locator('.timeline .lane').count(), 4);  // producer + 3 consumers
+  assert.match(await page.getByTestId('narration').textContent(), /^At \d+\.\d+ µs: producer /);
+  assert.match(page.url(), /step=5/);
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+test('a configuration the core rejects shows its message and the figure keeps working', async () => {
+  const { page, problems, close } = await site.open(`${VIZ}#d=7`);
+  assert.match(await page.getByRole('alert').textContent(), /headDim/);
+  await page.getByRole('radio', { name: 'Ping-pong', exact: true }).click();
+  assert.ok(Math.abs(await valueOf(page, 'total') - schedule(pipeline(), 'pingpong').totalS * 1e6) < 1e-9);
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+test('keyboard: Home rewinds, arrows step, Space plays to the end', async () => {
+  const { page, problems, close } = await site.open(VIZ);
+  await page.locator('body').click({ position: { x: 2, y: 2 } });
+  await page.keyboard.press('Home');
+  assert.match(page.url(), /step=0/);
+  await page.keyboard.press('ArrowRight');
+  assert.match(page.url(), /step=1/);
+  for (const key of ['+', '+', ' ']) await page.keyboard.press(key);
+  const last = await page.locator('.scrubber input').getAttribute('max');
+  await page.waitForFunction((m) => location.hash.includes(`step=${m}`), last, { timeout: 30000 });
+  await page.keyboard.press('Tab');
+  assert.notEqual(await page.evaluate(() => getComputedStyle(document.activeElement).outlineStyle), 'none');
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+test('reduced motion and 375 px: no animation, no horizontal overflow, secondary controls fold', async () => {
+  const { page, problems, close } = await site.open(VIZ, { viewport: { width: 375, height: 812 }, reducedMotion: 'reduce' });
+  assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector('.viz')).animationName), 'none');
+  assert.equal(await horizontalOverflow(page), 0);
+  assert.equal(await page.getByLabel('Consumers').isVisible(), false);
+  await page.getByRole('button', { name: 'More' }).click();
+  assert.equal(await page.getByLabel('Consumers').isVisible(), true);
+  await screenshot(page, 'fa3-warp-specialization-375');
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+test('interaction latency: switching schedules recomputes and lays out quickly', async () => {
+  const { page, problems, close } = await site.open(VIZ);
+  const p95 = await interactionP95(page, '.schedules button', 5);
+  console.log(`fa3-warp-specialization: p95 interaction ${p95.toFixed(1)} ms (schedule switches, 20 samples)`);
+  assert.deepEqual(problems, []);
+  await close();
+});
