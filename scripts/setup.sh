@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 packages=(
   build-essential cmake            # native build
   doctest-dev libbenchmark-dev     # C++ unit tests, benchmarks
+  libopenblas-dev pkg-config       # the benchmarks' standard-attention baseline (OpenBLAS sgemm)
   emscripten                       # WebAssembly build (3.1.6)
   hugo                             # static site (0.111.3)
   chromium                         # browser tests (driven by playwright-core)

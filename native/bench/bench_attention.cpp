@@ -1,61 +1,85 @@
-// CPU timings of the dense reference and the tiled algorithm on the same inputs, one head.
-// Both are the readable, single-threaded versions from core/ (the optimised CPU path and the CUDA
-// kernels are separate drivers); the counters report each run's modelled HBM traffic, so the
-// table shows what tiling changes -- bytes moved -- next to what it costs on a CPU.
-#include <benchmark/benchmark.h>
+// The benchmark binary behind `make bench`: every attention implementation of the project on the
+// CPU (and on the GPU when built with CUDA and a device is present), each checked against the
+// double-precision reference before it is timed, then the ratios issue 4's targets are stated in.
+//
+//   bench_attention [Google Benchmark flags]   run (JSON via --benchmark_out=F --benchmark_out_format=json)
+//   bench_attention --check                    only the correctness checks; exit status 1 if any fails
+//   bench_attention --summary_out=F            also write the ratios and the roofline model's
+//                                              predictions for the same problems as JSON to F
+//
+// Counters: FLOP/s in FlashAttention's convention (4 B H N^2 d, halved when causal), bytes/s of
+// modelled main-memory traffic (attn::cost), peak_heap_bytes allocated by one call, check_error
+// (max |error| of the pre-run check), and N, d, causal, batch, heads.
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
 
-#include "attn/attention/flash_forward.hpp"
-#include "attn/attention/sdpa.hpp"
-#include "attn/random.hpp"
+#include "bench_support.hpp"
+#include "cpu_benchmarks.hpp"
+#include "machine_context.hpp"
+#include "run_collector.hpp"
+#include "summary.hpp"
 
 namespace {
 
-struct Inputs {
-    attn::Tensor4<float> q, k, v;
-};
+using namespace attn;
+using namespace attn::bench;
 
-Inputs make_inputs(std::size_t n, std::size_t d) {
-    const attn::Shape4 s{1, 1, n, d};
-    return {attn::tensor_cast<float>(attn::random_normal(s, 1)), attn::tensor_cast<float>(attn::random_normal(s, 2)),
-            attn::tensor_cast<float>(attn::random_normal(s, 3))};
-}
-
-void report_flops(benchmark::State& state, std::size_t n, std::size_t d) {
-    // 4 n^2 d: two matrix products of n x n x d multiply-adds (FlashAttention-3's count, non-causal).
-    state.counters["FLOP/s"] = benchmark::Counter(4.0 * static_cast<double>(n * n * d),
-                                                  benchmark::Counter::kIsIterationInvariantRate);
-}
-
-void BM_sdpa_reference(benchmark::State& state) {
-    const auto n = static_cast<std::size_t>(state.range(0)), d = static_cast<std::size_t>(state.range(1));
-    const Inputs in = make_inputs(n, d);
-    for (auto _ : state) benchmark::DoNotOptimize(attn::sdpa(in.q, in.k, in.v));
-    report_flops(state, n, d);
-}
-
-void BM_flash_forward(benchmark::State& state) {
-    const auto n = static_cast<std::size_t>(state.range(0)), d = static_cast<std::size_t>(state.range(1));
-    const Inputs in = make_inputs(n, d);
-    attn::FlashOptions o;
-    o.block_q = o.block_k = 64;
-    attn::FlashStats stats;
-    for (auto _ : state) {
-        auto r = attn::flash_forward(in.q, in.k, in.v, o);
-        stats = r.stats;
-        benchmark::DoNotOptimize(r);
+int run_checks() {
+    bool all = true;
+    std::cout << "Correctness against attn::sdpa in double (tolerance " << kCheckTolerance << "):\n";
+    for (const Implementation& impl : cpu_implementations()) {
+        for (std::size_t d : kHeadDims) {
+            for (Causal c : {Causal::none, Causal::top_left, Causal::bottom_right}) {
+                const CheckResult r = check_against_reference(impl, d, c);
+                std::cout << "  " << (r.passed ? "ok  " : "FAIL") << "  " << r.implementation << "  " << r.problem
+                          << "  max|error| = " << r.max_abs_error << "\n";
+                all = all && r.passed;
+            }
+        }
     }
-    report_flops(state, n, d);
-    state.counters["hbm_bytes_read"] = static_cast<double>(stats.hbm_bytes_read);
-    state.counters["hbm_bytes_written"] = static_cast<double>(stats.hbm_bytes_written);
-}
-
-void sizes(benchmark::internal::Benchmark* b) {
-    for (int n : {256, 512, 1024, 2048}) b->Args({n, 64});
-    b->Unit(benchmark::kMillisecond);
+    return all ? 0 : 1;
 }
 
 }  // namespace
 
-BENCHMARK(BM_sdpa_reference)->Apply(sizes);
-BENCHMARK(BM_flash_forward)->Apply(sizes);
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+    bool check_only = false;
+    std::string summary_out;
+    std::vector<char*> rest;
+    for (int i = 0; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--check") == 0) {
+            check_only = true;
+        } else if (std::strncmp(argv[i], "--summary_out=", 14) == 0) {
+            summary_out = argv[i] + 14;
+        } else {
+            rest.push_back(argv[i]);
+        }
+    }
+    if (check_only) return run_checks();
+
+    int rest_argc = static_cast<int>(rest.size());
+    benchmark::Initialize(&rest_argc, rest.data());
+    if (benchmark::ReportUnrecognizedArguments(rest_argc, rest.data())) return 1;
+    add_machine_context();
+    const std::vector<Problem> problems = register_cpu_benchmarks();
+
+    RunCollector collector(benchmark::CreateDefaultDisplayReporter());
+    benchmark::RunSpecifiedBenchmarks(&collector);
+
+    // The ratios go to stderr, so that stdout stays pure JSON under --benchmark_format=json.
+    std::cerr << "\n== Ratios measured in this run ==";
+    const std::string ratios = report_ratios(collector.runs(), std::cerr);
+    if (!summary_out.empty()) {
+        std::ofstream f(summary_out);
+        f << "{\"ratios\":" << ratios << ",\"predictions\":" << model_predictions(problems) << "}\n";
+        if (!f) {
+            std::cerr << "cannot write " << summary_out << "\n";
+            return 1;
+        }
+    }
+    benchmark::Shutdown();
+    return 0;
+}

@@ -1,0 +1,65 @@
+#include "machine_context.hpp"
+
+#include <benchmark/benchmark.h>
+#include <cblas.h>
+
+#include <unistd.h>
+
+#include <cctype>
+#include <fstream>
+#include <string>
+#include <string_view>
+#include <thread>
+
+extern "C" char* openblas_get_corename();  // exported by OpenBLAS, not declared in cblas.h
+
+namespace attn::bench {
+namespace {
+
+std::string cpu_model() {
+    std::ifstream info("/proc/cpuinfo");
+    for (std::string line; std::getline(info, line);) {
+        if (line.rfind("model name", 0) == 0) {
+            const auto colon = line.find(':');
+            return colon == std::string::npos ? line : line.substr(line.find_first_not_of(' ', colon + 1));
+        }
+    }
+    return "unknown";
+}
+
+std::string compiler() {
+#if defined(__clang__)
+    return std::string("clang ") + __clang_version__;
+#elif defined(__GNUC__)
+    return std::string("g++ ") + __VERSION__;
+#else
+    return "unknown";
+#endif
+}
+
+// ATTN_BENCH_CONTEXT_<KEY>=value from the environment, as context entry <key> (lower case):
+// the run script's provenance (commit, date, command, GPU), whose values may hold any character.
+void add_environment_context() {
+    constexpr std::string_view kPrefix = "ATTN_BENCH_CONTEXT_";
+    for (char** entry = environ; *entry; ++entry) {
+        const std::string_view text(*entry);
+        const auto eq = text.find('=');
+        if (text.rfind(kPrefix, 0) != 0 || eq == std::string_view::npos || eq == kPrefix.size()) continue;
+        std::string key(text.substr(kPrefix.size(), eq - kPrefix.size()));
+        for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        benchmark::AddCustomContext(key, std::string(text.substr(eq + 1)));
+    }
+}
+
+}  // namespace
+
+void add_machine_context() {
+    add_environment_context();
+    benchmark::AddCustomContext("cpu_model", cpu_model());
+    benchmark::AddCustomContext("hardware_threads", std::to_string(std::thread::hardware_concurrency()));
+    benchmark::AddCustomContext("compiler", compiler());
+    benchmark::AddCustomContext("openblas", std::string(openblas_get_config()) + ", kernel " + openblas_get_corename() +
+                                                ", " + std::to_string(openblas_get_num_threads()) + " threads");
+}
+
+}  // namespace attn::bench

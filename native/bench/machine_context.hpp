@@ -1,0 +1,10 @@
+#pragma once
+// Adds what the binary itself knows about the machine and build to the benchmark context (and so
+// to the JSON output): CPU model, hardware threads, the compiler that built it, OpenBLAS's kernel.
+// The run script adds what only the shell knows (commit, date, command, GPU driver) through
+// ATTN_BENCH_CONTEXT_<KEY> environment variables, which this function copies in as <key>.
+namespace attn::bench {
+
+void add_machine_context();
+
+}  // namespace attn::bench

@@ -1,0 +1,38 @@
+#pragma once
+// A reporter that passes everything to Google Benchmark's own display reporter (so
+// --benchmark_format keeps working) and keeps each finished run, so the binary can compute
+// ratios between benchmarks measured in the same process, one after another.
+#include <benchmark/benchmark.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace attn::bench {
+
+struct MeasuredRun {
+    std::string family;                     // "cpu/flash_fast"
+    double seconds_per_iteration = 0;       // wall clock
+    std::map<std::string, double> counters;  // finished counters (rates already divided by time)
+};
+
+class RunCollector : public benchmark::BenchmarkReporter {
+public:
+    explicit RunCollector(benchmark::BenchmarkReporter* display) : display_(display) {}
+    bool ReportContext(const Context& context) override { return display_->ReportContext(context); }
+    void ReportRuns(const std::vector<Run>& runs) override;
+    void Finalize() override { display_->Finalize(); }
+
+    const std::vector<MeasuredRun>& runs() const { return runs_; }
+
+private:
+    std::unique_ptr<benchmark::BenchmarkReporter> display_;
+    std::vector<MeasuredRun> runs_;
+};
+
+// The run of `family` whose counters N, d and causal equal the arguments; null when absent.
+const MeasuredRun* find_run(const std::vector<MeasuredRun>& runs, const std::string& family, double n, double d,
+                            double causal);
+
+}  // namespace attn::bench

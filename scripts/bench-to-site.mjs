@@ -1,0 +1,97 @@
+// Converts one benchmark run (Google Benchmark JSON with its context block, plus the binary's
+// summary of ratios and roofline predictions) into site/data/bench/<machine>.json, the file the
+// bench-table shortcode reads. Nothing is typed in: every field comes from the run's files.
+//
+//   node scripts/bench-to-site.mjs build/bench/run.json build/bench/summary.json [out-dir]
+//
+// The machine label is BENCH_MACHINE when set, otherwise derived from the hardware (never the host
+// name): "gpu-<gpu name>" when the run saw a GPU, else "cpu-<cpu model>-<hardware threads>t".
+
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const [runPath, summaryPath, outDir = 'site/data/bench'] = process.argv.slice(2);
+if (!runPath || !summaryPath) {
+  console.error('usage: node scripts/bench-to-site.mjs <run.json> <summary.json> [out-dir]');
+  process.exit(2);
+}
+
+const run = JSON.parse(readFileSync(runPath, 'utf8'));
+const summary = JSON.parse(readFileSync(summaryPath, 'utf8'));
+const ctx = run.context ?? {};
+
+const slug = (text) =>
+  text
+    .toLowerCase()
+    .replace(/\((r|tm)\)/g, '')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+
+const gpu = ctx.gpu && ctx.gpu !== 'none' ? ctx.gpu : null;
+const machine =
+  process.env.BENCH_MACHINE ||
+  (gpu ? `gpu-${slug(gpu.split(',')[0])}` : `cpu-${slug(ctx.cpu_model ?? 'unknown')}-${ctx.hardware_threads ?? ctx.num_cpus}t`);
+if (!/^[a-z0-9][a-z0-9-]*$/.test(machine)) {
+  console.error(`BENCH_MACHINE must be lower-case letters, digits and '-', got '${machine}'`);
+  process.exit(2);
+}
+
+// Names are "<device>/<implementation>/N:<n>/..."; sizes come from the counters.
+const benchmarks = run.benchmarks
+  .filter((b) => b.run_type === 'iteration' && !b.error_occurred)
+  .map((b) => {
+    const [device, implementation] = b.run_name.split('/');
+    const seconds = b.real_time / { ns: 1e9, us: 1e6, ms: 1e3, s: 1 }[b.time_unit];
+    const row = {
+      name: b.run_name.replace(/\/(process_time|real_time)/g, ''),
+      device,
+      implementation,
+      N: b.N,
+      d: b.d,
+      time_ms: seconds * 1e3,
+      tflops: b['FLOP/s'] / 1e12,
+      iterations: b.iterations,
+    };
+    if (b.causal !== undefined) {
+      Object.assign(row, {
+        causal: b.causal === 1,
+        batch: b.batch,
+        heads: b.heads,
+        gbps: b['bytes/s'] / 1e9,
+        peak_mib: b.peak_heap_bytes / 2 ** 20,
+        check_error: b.check_error,
+      });
+    }
+    if (b.roofline_percent !== undefined) row.roofline_percent = b.roofline_percent;
+    return row;
+  });
+
+const failed = run.benchmarks.filter((b) => b.error_occurred).map((b) => `${b.name}: ${b.error_message}`);
+if (failed.length) {
+  console.error(`benchmarks that failed their check or errored (left out):\n  ${failed.join('\n  ')}`);
+}
+
+const data = {
+  machine,
+  provenance: {
+    cpu: ctx.cpu_model,
+    hardware_threads: Number(ctx.hardware_threads ?? ctx.num_cpus),
+    gpu,
+    compiler: ctx.compiler,
+    nvcc: ctx.nvcc ?? null,
+    blas: ctx.openblas,
+    os: ctx.os,
+    commit: ctx.commit,
+    date: ctx.date,
+    command: ctx.command,
+    library: `Google Benchmark (${ctx.library_build_type} build)`,
+  },
+  benchmarks,
+  ratios: summary.ratios,
+  predictions: summary.predictions,
+};
+
+mkdirSync(outDir, { recursive: true });
+const outPath = join(outDir, `${machine}.json`);
+writeFileSync(outPath, `${JSON.stringify(data, null, 1)}\n`);
+console.log(`Wrote ${outPath} (${benchmarks.length} benchmarks, ${summary.predictions.length} model predictions)`);
