@@ -1,5 +1,5 @@
 // Play / Pause / step back / step forward / reset / speed, with keyboard shortcuts:
-//   Space or K: play/pause   ← / →: step   Home: reset   - / +: speed
+//   Space or K: play/pause   ← / →: step   Home: reset   End: last step   - / +: speed
 // Shortcuts work anywhere in the figure except while typing in a text field.
 import { useEffect } from 'preact/hooks';
 import { Icon } from './icons';
@@ -17,10 +17,11 @@ export function PlayControls({ stepper }: { stepper: Stepper }) {
       const actions: Record<string, () => void> = {
         ' ': stepper.toggle, k: stepper.toggle,
         ArrowRight: stepper.next, ArrowLeft: stepper.prev, Home: stepper.reset,
+        End: () => { stepper.playing.value = false; stepper.seek(stepper.count.value - 1); },
         '+': stepper.faster, '=': stepper.faster, '-': stepper.slower,
       };
       const action = actions[e.key];
-      if (!action || (own && (e.key === ' ' || e.key.startsWith('Arrow') || e.key === 'Home'))) return;
+      if (!action || (own && (e.key === ' ' || e.key.startsWith('Arrow') || e.key === 'Home' || e.key === 'End'))) return;
       e.preventDefault();
       action();
     };

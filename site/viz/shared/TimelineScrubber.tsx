@@ -1,7 +1,8 @@
 // A scrubber over the steps of a trace: drag, click a labelled stop, or use the arrow keys.
+// `stops={false}` keeps the range alone, for traces with too many steps to label each one.
 import type { Stepper } from './stepper';
 
-export function TimelineScrubber({ stepper, labels }: { stepper: Stepper; labels: string[] }) {
+export function TimelineScrubber({ stepper, labels, stops = true }: { stepper: Stepper; labels: string[]; stops?: boolean }) {
   const { step, count } = stepper;
   return (
     <div class="scrubber">
@@ -10,7 +11,7 @@ export function TimelineScrubber({ stepper, labels }: { stepper: Stepper; labels
         aria-label="Step" aria-valuetext={`Step ${step.value + 1} of ${count.value}: ${labels[step.value] ?? ''}`}
         onInput={(e) => { stepper.playing.value = false; stepper.seek(Number(e.currentTarget.value)); }}
       />
-      <ol class="scrubber-stops">
+      {stops && <ol class="scrubber-stops">
         {labels.map((label, i) => (
           <li key={i}>
             <button type="button" class={i === step.value ? 'current' : i < step.value ? 'done' : ''}
@@ -20,7 +21,7 @@ export function TimelineScrubber({ stepper, labels }: { stepper: Stepper; labels
             </button>
           </li>
         ))}
-      </ol>
+      </ol>}
     </div>
   );
 }

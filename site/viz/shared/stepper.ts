@@ -1,6 +1,7 @@
 // The playback state of a sequential figure. A visualization renders trace[step]; Play, Pause,
 // Step and the scrubber only move `step` -- they never compute anything themselves.
 import { effect, signal, type Signal } from '@preact/signals';
+import { reducedMotion } from './motion';
 import { motionTokens } from './theme';
 
 export const SPEEDS = [0.5, 1, 2, 4] as const;
@@ -49,6 +50,93 @@ export function createStepper(initialCount: number, initialStep = 0): Stepper {
     reset: () => { playing.value = false; seek(0); },
     toggle: () => {
       if (!playing.value && step.value >= last()) seek(0);  // Play at the end starts over
+      playing.value = !playing.value;
+    },
+    faster: () => changeSpeed(1),
+    slower: () => changeSpeed(-1),
+  };
+}
+
+// A stepper whose position is continuous: `time` runs from stops[0] to the last stop, and `step`
+// is the last stop reached. Play sweeps time at a constant rate (the whole range in playMs at 1x),
+// so intervals between stops keep their true proportions; Step, the scrubber and Home/End jump
+// between stops. Under reduced motion, Play jumps from stop to stop instead of sweeping.
+export interface Clock extends Stepper {
+  time: Signal<number>;
+  stops: Signal<number[]>;
+  /** Replaces the stops (strictly increasing, at least one) and moves time to stop `atStep`. */
+  setStops(stops: number[], atStep: number): void;
+}
+
+export function createClock(initialStops: number[], initialStep = 0, playMs = 9000): Clock {
+  const stops = signal(initialStops);
+  const count = signal(initialStops.length);
+  const clampStep = (s: number) => (Number.isFinite(s) ? Math.min(Math.max(Math.round(s), 0), count.value - 1) : 0);
+  const time = signal(initialStops[clampStep(initialStep)]);
+  const step = signal(clampStep(initialStep));
+  const playing = signal(false);
+  const speed = signal(1);
+  const first = () => stops.value[0];
+  const last = () => stops.value[stops.value.length - 1];
+  const eps = () => (last() - first()) * 1e-9;
+
+  // step = the last stop at or before time (binary search: launches can have hundreds of waves).
+  effect(() => {
+    const t = time.value + eps(), s = stops.value;
+    let lo = 0, hi = s.length - 1;
+    while (lo < hi) { const mid = (lo + hi + 1) >> 1; if (s[mid] <= t) lo = mid; else hi = mid - 1; }
+    step.value = lo;
+  });
+
+  const seek = (i: number) => { time.value = stops.value[clampStep(i)]; };
+  const forward = () => {
+    const next = stops.value.find((x) => x > time.value + eps());
+    time.value = next ?? last();
+  };
+
+  effect(() => {
+    if (!playing.value) return;
+    if (reducedMotion.value) {
+      const timer = window.setInterval(() => {
+        if (time.value >= last() - eps()) playing.value = false;
+        else forward();
+      }, motionTokens.stepMs / speed.value);
+      return () => window.clearInterval(timer);
+    }
+    let frame = 0, before = performance.now();
+    const tick = (now: number) => {
+      const t = time.value + ((now - before) / playMs) * speed.value * (last() - first());
+      before = now;
+      if (t >= last()) { time.value = last(); playing.value = false; return; }
+      time.value = t;
+      frame = requestAnimationFrame(tick);
+    };
+    frame = requestAnimationFrame(tick);
+    return () => cancelAnimationFrame(frame);
+  });
+
+  const changeSpeed = (dir: 1 | -1) => {
+    const i = SPEEDS.indexOf(speed.value as (typeof SPEEDS)[number]);
+    speed.value = SPEEDS[Math.min(Math.max(i + dir, 0), SPEEDS.length - 1)];
+  };
+
+  return {
+    step, count, playing, speed, time, stops, seek,
+    setStops: (s: number[], atStep: number) => {
+      playing.value = false;
+      stops.value = s;
+      count.value = s.length;
+      seek(atStep);
+    },
+    next: () => { playing.value = false; forward(); },
+    prev: () => {
+      playing.value = false;
+      const before = stops.value.filter((x) => x < time.value - eps());
+      time.value = before.length ? before[before.length - 1] : first();
+    },
+    reset: () => { playing.value = false; time.value = first(); },
+    toggle: () => {
+      if (!playing.value && time.value >= last() - eps()) time.value = first();  // Play at the end starts over
       playing.value = !playing.value;
     },
     faster: () => changeSpeed(1),

@@ -1,0 +1,51 @@
+// The GPU memory hierarchy and why attention is memory-bound: registers, SRAM, L2, HBM and host
+// memory with the preset's capacities and bandwidth (and their sources), and one attention forward
+// played against a stopwatch: standard attention sends S and P through HBM and back, FlashAttention
+// keeps them on chip. Every number comes from the core's cost model. Only the components that
+// draw the clock read it, so playback re-renders them and not the whole figure.
+import { ErrorBanner } from '../shared/ErrorBanner';
+import { Legend } from '../shared/Legend';
+import { PlayControls } from '../shared/PlayControls';
+import { TimelineScrubber } from '../shared/TimelineScrubber';
+import { colors } from '../shared/theme';
+import { useState } from 'preact/hooks';
+import { Controls } from './Controls';
+import { Diagram } from './Diagram';
+import { Levels } from './Levels';
+import { fmtDecimal, STANDARD_DOTS } from './model';
+import { Narration } from './narration';
+import type { FigureState } from './state';
+import { Stopwatch } from './Stopwatch';
+
+export function App({ state }: { state: FigureState }) {
+  const { figure, error, clock } = state;
+  const fig = figure.value;
+  const [activeLevel, setActiveLevel] = useState('hbm');
+  return (
+    <div class={`viz hierarchy mode-${fig.config.mode}`}>
+      <header class="viz-header">
+        <h1>The GPU memory hierarchy: why attention waits on HBM</h1>
+      </header>
+      <Controls state={state} />
+      <ErrorBanner message={error.value} onDismiss={() => (error.value = null)} />
+      <div class="body">
+        <section class="stage">
+          <Legend items={[
+            { swatch: colors.hbm, label: 'S or P crossing the HBM link' },
+            { swatch: colors.active, label: 'Q, K, V or O crossing it' },
+            { swatch: colors.sram, label: 'SM computing (share = tensor-core busy time)' },
+          ]} />
+          <p class="scale-note">Each dot ≈ {fmtDecimal(fig.standard.hbmBytes / STANDARD_DOTS, 'B')}: the number of dots is proportional to the bytes the cost model counts; one stopwatch turn is the standard run.</p>
+          <Diagram fig={fig} clock={clock} activeLevel={activeLevel} onLevel={setActiveLevel} />
+          <Stopwatch fig={fig} clock={clock} />
+        </section>
+        <Levels fig={fig} active={activeLevel} onLevel={setActiveLevel} />
+      </div>
+      <Narration fig={fig} clock={clock} />
+      <footer class="viz-footer">
+        <PlayControls stepper={clock} />
+        <TimelineScrubber stepper={clock} labels={[]} />
+      </footer>
+    </div>
+  );
+}

@@ -1,0 +1,67 @@
+// The memory levels, nearest the tensor cores first, with capacity and bandwidth from the preset
+// (or "—" where the preset has none), a log-scale capacity ruler that places this layer's S and P
+// and FlashAttention's on-chip tile among them, and the sources of the level in focus.
+import { fmtBytes } from '../shared/format';
+import { levels, fmtDecimal, NOT_IN_PRESETS, type Figure, type Level } from './model';
+
+const LOG_MIN = 10, LOG_MAX = 40;  // the ruler spans 1 KiB .. 1 TiB (log2 bytes)
+const pos = (bytes: number) => `${(100 * (Math.min(Math.max(Math.log2(bytes), LOG_MIN), LOG_MAX) - LOG_MIN)) / (LOG_MAX - LOG_MIN)}%`;
+
+function capacityText(l: Level, sms: number): string {
+  if (!l.capacity || l.capacity.value === null) return '—';
+  if (l.id === 'hbm') return fmtDecimal(l.capacity.value, 'B');
+  return l.perSm ? `${fmtBytes(l.capacity.value, 0)} × ${sms} SMs` : fmtBytes(l.capacity.value, 0);
+}
+
+function sources(l: Level): string[] {
+  const out: string[] = [];
+  out.push(`Capacity: ${l.capacity ? l.capacity.source : NOT_IN_PRESETS}`);
+  out.push(`Bandwidth: ${l.bandwidth ? l.bandwidth.source : NOT_IN_PRESETS}`);
+  return out;
+}
+
+export function Levels({ fig, active, onLevel }: { fig: Figure; active: string; onLevel: (id: string) => void }) {
+  const ls = levels(fig.preset);
+  const sms = fig.preset.smCount.value ?? 0;
+  const sp = 2 * fig.scoreBytes;  // S and P of every head of the layer
+  const tile = fig.flash.blockQ * fig.flash.blockK * 2;  // one FP16 S_ij tile (Br x Bc)
+  const hbm = fig.preset.hbmBytes.value;
+  const sram = fig.preset.sramPerSmBytes.value;
+  const focused = ls.find((l) => l.id === active) ?? ls[3];
+  const markers = [
+    ...ls.filter((l) => l.capacity?.value).map((l) => ({ id: l.id, bytes: l.capacity!.value!, label: l.id === 'sram' ? 'SRAM/SM' : l.id === 'l2' ? 'L2' : 'HBM', cls: 'cap' })),
+  ];
+  return (
+    <section class="levels" aria-label="Memory levels">
+      <ol class="level-list">
+        {ls.map((l) => (
+          <li key={l.id} class={`level ${l.id}${l.id === active ? ' active' : ''}`} tabIndex={0} data-testid={`level-${l.id}`}
+            onFocus={() => onLevel(l.id)} onMouseEnter={() => onLevel(l.id)} aria-describedby="level-sources">
+            <span class="level-name">{l.name}<span class="level-where">{l.where}</span></span>
+            <span class="level-cap" data-testid={`cap-${l.id}`}>{capacityText(l, sms)}</span>
+            <span class="level-bw" data-testid={`bw-${l.id}`}>{l.bandwidth?.value ? fmtDecimal(l.bandwidth.value, 'B/s') : '—'}</span>
+          </li>
+        ))}
+      </ol>
+      <div class="ruler" aria-label="Capacities on a log scale">
+        <div class="ruler-track">
+          {[10, 20, 30, 40].map((e) => <span key={e} class="tick" style={{ left: pos(2 ** e) }}>{fmtBytes(2 ** e, 0)}</span>)}
+          {markers.map((m) => (
+            <span key={m.id} class={`mark ${m.cls} ${m.id}`} style={{ left: pos(m.bytes) }} title={`${m.label}: ${fmtBytes(m.bytes)}`}><i>{m.label}</i></span>
+          ))}
+          <span class="mark tile" style={{ left: pos(tile) }} title={`FlashAttention's S tile, ${fig.flash.blockQ} × ${fig.flash.blockK} FP16: ${fmtBytes(tile)}`}><i>tile</i></span>
+          <span class={`mark sp${hbm !== null && sp > hbm ? ' over' : ''}`} style={{ left: pos(sp) }} title={`S + P of this layer: ${fmtBytes(sp)}`}><i>S+P</i></span>
+        </div>
+        <p class="ruler-note">
+          Log scale. Standard attention's S + P for this layer: <b class="sp-text" data-testid="sp-bytes">{fmtBytes(sp)}</b>
+          {hbm !== null && sp > hbm ? <> — more than the whole HBM: it cannot run at this size</> : <> — far beyond SRAM, so it lives in HBM</>};
+          FlashAttention's S tile ({fig.flash.blockQ} × {fig.flash.blockK}): <b class="tile-text">{fmtBytes(tile)}</b>,
+          {sram !== null && tile <= sram ? ' small enough to stay in one SM’s SRAM.' : ' larger than one SM’s SRAM.'}
+        </p>
+      </div>
+      <p class="level-sources" id="level-sources" data-testid="sources">
+        <b>{focused.name}</b> — {sources(focused).join(' · ')}
+      </p>
+    </section>
+  );
+}

@@ -1,0 +1,107 @@
+// The figure's numbers, all from the flash module's cost model: the GPU preset (capacities and
+// bandwidth, each with its source), the roofline prediction of one attention forward for standard
+// attention (FlashAttention paper, Algorithm 0: S and P written to HBM and read back) and for
+// FlashAttention (Algorithm 1), the N x N footprint and the ridge point.
+import type { AttentionPredictionResult, AttnFlash, GpuPresetInfo, SourcedNumber } from '../../../wasm/load';
+
+export const GPUS = [
+  { id: 'a100-sxm-80gb', label: 'A100' },
+  { id: 'h100-sxm', label: 'H100' },
+] as const;
+export const SEQ_LENS = [512, 1024, 2048, 4096, 8192, 16384, 32768, 65536];
+export const HEAD_DIMS = [64, 128, 256];
+export type Mode = 'standard' | 'flash';
+
+export interface Config {
+  gpu: string;
+  n: number;
+  d: number;
+  heads: number;
+  mode: Mode;
+}
+
+export const DEFAULT_CONFIG: Config = { gpu: 'a100-sxm-80gb', n: 4096, d: 64, heads: 16, mode: 'standard' };
+
+// The clock runs over the standard run in this many equal slices (plus a stop where flash ends):
+// both modes share one time axis, so FlashAttention's run visibly ends early.
+export const SLICES = 20;
+// Dots on the HBM link: standard attention's bytes are drawn as this many dots; flash's bytes use
+// the same bytes per dot, so the number of dots is proportional to the bytes moved.
+export const STANDARD_DOTS = 150;
+
+export interface Figure {
+  config: Config;
+  preset: GpuPresetInfo;
+  standard: AttentionPredictionResult;
+  flash: AttentionPredictionResult;
+  /** Bytes of S (or of P) for all heads of the layer: the N x N matrices standard attention stores. */
+  scoreBytes: number;
+  ridge: number;
+  /** Clock stops, seconds. */
+  stops: number[];
+}
+
+export function buildFigure(core: AttnFlash, config: Config): Figure {
+  const preset = core.gpuPreset(config.gpu);
+  const shape = { gpu: config.gpu, batch: 1, heads: config.heads, qLen: config.n, headDim: config.d, precision: 'fp16' as const };
+  const standard = core.predictAttention({ ...shape, algorithm: 'standard' });
+  const flash = core.predictAttention({ ...shape, algorithm: 'flash' });
+  const scoreBytes = core.scoreMatrixFootprint({ seqLen: config.n, heads: config.heads, elementBytes: 2 }).perLayerBytes;
+  const ridge = core.ridgePoint({ gpu: config.gpu, precision: 'fp16' });
+  const slice = standard.timeS / SLICES;
+  const stops = Array.from({ length: SLICES + 1 }, (_, k) => k * slice);
+  if (flash.timeS < standard.timeS && !stops.some((s) => Math.abs(s - flash.timeS) < slice * 1e-6)) {
+    stops.push(flash.timeS);
+    stops.sort((a, b) => a - b);
+  }
+  return { config, preset, standard, flash, scoreBytes, ridge, stops };
+}
+
+export const run = (fig: Figure, mode: Mode = fig.config.mode) => (mode === 'standard' ? fig.standard : fig.flash);
+
+// Where a run is at clock time t: the roofline moves bytes at a constant rate over the predicted
+// time (max of the memory and compute terms), so the counters fill linearly and stop at the
+// core's totals.
+export function progress(fig: Figure, t: number, mode: Mode = fig.config.mode) {
+  const r = run(fig, mode);
+  const elapsedS = Math.min(Math.max(t, 0), r.timeS);
+  const f = r.timeS > 0 ? elapsedS / r.timeS : 1;
+  return { elapsedS, fraction: f, read: r.hbmBytesRead * f, written: r.hbmBytesWritten * f, done: t >= r.timeS * (1 - 1e-9) };
+}
+
+// Tensor-core duty: the share of the run the roofline's compute term fills.
+export const tensorBusy = (r: AttentionPredictionResult) => r.computeTimeS / r.timeS;
+
+export interface Level {
+  id: 'registers' | 'sram' | 'l2' | 'hbm' | 'host';
+  name: string;
+  where: string;
+  capacity: SourcedNumber | null;
+  /** Multiplier shown with the capacity (SRAM is per SM). */
+  perSm: boolean;
+  bandwidth: SourcedNumber | null;
+}
+
+// Registers, host memory and the on-chip bandwidths are not fields of the core's GPU presets:
+// the figure says so instead of printing a number without a source.
+export function levels(p: GpuPresetInfo): Level[] {
+  return [
+    { id: 'registers', name: 'Registers', where: 'in each SM, per thread', capacity: null, perSm: false, bandwidth: null },
+    { id: 'sram', name: 'SRAM (shared memory / L1)', where: 'in each SM', capacity: p.sramPerSmBytes, perSm: true, bandwidth: null },
+    { id: 'l2', name: 'L2 cache', where: 'on chip, shared by all SMs', capacity: p.l2Bytes, perSm: false, bandwidth: null },
+    { id: 'hbm', name: `HBM (${p.memoryType})`, where: 'off chip, on the package', capacity: p.hbmBytes, perSm: false, bandwidth: p.hbmBytesPerS },
+    { id: 'host', name: 'Host DRAM', where: 'CPU memory, over PCIe/NVLink', capacity: null, perSm: false, bandwidth: null },
+  ];
+}
+
+export const NOT_IN_PRESETS = 'not in the core’s GPU presets';
+
+// Decimal units for vendor GB and TB/s (the datasheets' units); binary for on-chip sizes.
+export function fmtDecimal(x: number, unit: string): string {
+  const prefixes = ['', 'k', 'M', 'G', 'T', 'P'];
+  let v = x, i = 0;
+  while (Math.abs(v) >= 1000 && i < prefixes.length - 1) { v /= 1000; i += 1; }
+  return `${v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2)} ${prefixes[i]}${unit}`;
+}
+
+export { fmtSeconds as fmtTime } from '../shared/format';

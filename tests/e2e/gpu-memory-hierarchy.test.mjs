@@ -1,0 +1,164 @@
+// Browser tests of the gpu-memory-hierarchy visualization: the stopwatch, byte counters and preset
+// numbers equal the core's (computed here in Node from the same module), the URL hash restores the
+// configuration and the clock, a configuration the core rejects shows its message, keyboard,
+// reduced motion, 375 px; prints the p95 time of a scripted sweep of the controls.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadModule } from '../wasm/load.mjs';
+import { horizontalOverflow, screenshot, startSite } from './browser.mjs';
+
+const VIZ = '/visualizations/gpu-memory-hierarchy/';
+let site;
+let core;
+before(async () => { site = await startSite(); core = await loadModule('flash'); });
+after(() => site.close());
+
+const predict = (gpu, n, d, heads, algorithm) =>
+  core.predictAttention({ gpu, batch: 1, heads, qLen: n, headDim: d, algorithm, precision: 'fp16' });
+const near = (a, b, what) => assert.ok(Math.abs(a - b) <= 1e-9 * Math.abs(b), `${what}: ${a} != ${b}`);
+const seconds = async (page, id) => Number(await page.getByTestId(id).getAttribute('data-seconds'));
+// Read from the page (page.url() can lag behind history.replaceState).
+const hashOf = async (page) => Object.fromEntries(new URLSearchParams(await page.evaluate(() => location.hash.slice(1))));
+
+test('totals, bound and preset numbers are the core\'s; FlashAttention mode switches them', async () => {
+  const { page, problems, close } = await site.open(VIZ);
+  const std = predict('a100-sxm-80gb', 4096, 64, 16, 'standard');
+  const fl = predict('a100-sxm-80gb', 4096, 64, 16, 'flash');
+  near(await seconds(page, 'total-time'), std.timeS, 'standard time');
+  near(Number(await page.getByTestId('hbm-total').getAttribute('data-bytes')), std.hbmBytes, 'standard HBM bytes');
+  assert.equal(await page.getByTestId('bound').textContent(), std.bound === 'memory' ? 'HBM bandwidth' : 'tensor cores');
+  assert.equal(await page.getByTestId('intensity').textContent(), std.arithmeticIntensity.toFixed(0));
+  assert.equal(await page.getByTestId('busy').textContent(), `${(100 * std.computeTimeS / std.timeS).toFixed(0)}%`);
+  assert.ok((await page.getByTestId('speedup').textContent()).startsWith(`${(std.timeS / fl.timeS).toFixed(1)}× faster`));
+  // The preset's capacities, with the SM count.
+  const a100 = core.gpuPreset('a100-sxm-80gb');
+  assert.equal(await page.getByTestId('cap-sram').textContent(), `${a100.sramPerSmBytes.value / 1024} KiB × ${a100.smCount.value} SMs`);
+  assert.equal(await page.getByTestId('cap-registers').textContent(), '—');
+  // Focusing a level shows its sources.
+  await page.getByTestId('level-l2').focus();
+  assert.match(await page.getByTestId('sources').textContent(), new RegExp(a100.l2Bytes.source.slice(0, 40).replace(/[()]/g, '\\$&')));
+  await page.getByRole('radio', { name: 'FlashAttention' }).click();
+  near(await seconds(page, 'total-time'), fl.timeS, 'flash time');
+  near(Number(await page.getByTestId('hbm-total').getAttribute('data-bytes')), fl.hbmBytes, 'flash HBM bytes');
+  assert.equal((await hashOf(page)).mode, 'flash');
+  await screenshot(page, 'gpu-memory-hierarchy-1280');
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+test('the URL hash restores GPU, N, d, heads, mode and the clock; the elapsed time is the stop\'s', async () => {
+  const { page, problems, close } = await site.open(`${VIZ}#gpu=h100-sxm&n=8192&d=128&heads=8&mode=standard&step=5`);
+  const std = predict('h100-sxm', 8192, 128, 8, 'standard');
+  assert.equal(await page.getByTestId('n').textContent(), '8,192');
+  near(await seconds(page, 'total-time'), std.timeS, 'H100 standard time');
+  // Stop 5 of the 20 equal slices of the standard run (flash ends later than slice 5 here).
+  const fl = predict('h100-sxm', 8192, 128, 8, 'flash');
+  assert.ok(fl.timeS > (5 * std.timeS) / 20);
+  near(await seconds(page, 'elapsed'), (5 * std.timeS) / 20, 'elapsed at step 5');
+  const h100 = core.gpuPreset('h100-sxm');
+  assert.equal(await page.getByTestId('cap-sram').textContent(), `${h100.sramPerSmBytes.value / 1024} KiB × ${h100.smCount.value} SMs`);
+  assert.deepEqual(await hashOf(page), { gpu: 'h100-sxm', n: '8192', d: '128', heads: '8', mode: 'standard', step: '5' });
+  // Mid-run, the narration quotes the bytes moved so far.
+  assert.match(await page.getByTestId('narration').textContent(), /read from HBM and .* written so far/);
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+test('a configuration the core rejects shows its message and the figure keeps working', async () => {
+  const { page, problems, close } = await site.open(`${VIZ}#gpu=tpu-v9&step=0`);
+  await page.getByRole('alert').waitFor();
+  assert.match(await page.getByRole('alert').textContent(), /rejected.*tpu-v9/);
+  await page.getByRole('radio', { name: 'H100' }).click();
+  assert.equal(await page.getByRole('alert').count(), 0);
+  near(await seconds(page, 'total-time'), predict('h100-sxm', 4096, 64, 16, 'standard').timeS, 'after recovery');
+  // heads = 0 is rejected by the core's argument check.
+  await page.getByRole('spinbutton', { name: 'Attention heads' }).fill('0');
+  await page.getByRole('spinbutton', { name: 'Attention heads' }).dispatchEvent('change');
+  assert.match(await page.getByRole('alert').textContent(), /heads/);
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+test('keyboard: Home, arrows, End and Space drive the clock; focus is visible', async () => {
+  const { page, problems, close } = await site.open(VIZ);
+  await page.locator('body').click({ position: { x: 2, y: 2 } });
+  await page.keyboard.press('Home');
+  assert.equal((await hashOf(page)).step, '0');
+  assert.equal(await seconds(page, 'elapsed'), 0);
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  assert.equal((await hashOf(page)).step, '2');
+  await page.keyboard.press('End');
+  const last = Number((await hashOf(page)).step);
+  assert.ok(last >= 20);
+  await page.keyboard.press('Home');
+  await page.keyboard.press('+');
+  await page.keyboard.press('+');
+  await page.keyboard.press(' ');
+  await page.waitForFunction(() => Number(new URLSearchParams(location.hash.slice(1)).get('step')) >= 3, null, { timeout: 5000 });
+  await page.keyboard.press(' ');
+  await page.keyboard.press('Tab');
+  assert.notEqual(await page.evaluate(() => getComputedStyle(document.activeElement).outlineStyle), 'none');
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+test('reduced motion: no entry animation, Play jumps from stop to stop', async () => {
+  const { page, problems, close } = await site.open(`${VIZ}#step=0`, { reducedMotion: 'reduce' });
+  assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector('.viz')).animationName), 'none');
+  await page.getByRole('button', { name: /^Play/ }).click();
+  await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('step') === '1', null, { timeout: 4000 });
+  // Snapped: the elapsed time is exactly stop 1, not in between.
+  const std = predict('a100-sxm-80gb', 4096, 64, 16, 'standard');
+  near(await seconds(page, 'elapsed'), std.timeS / 20, 'elapsed at stop 1');
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+test('at 375 px nothing overflows and secondary controls fold', async () => {
+  const { page, problems, close } = await site.open(`${VIZ}#step=8`, { viewport: { width: 375, height: 812 } });
+  assert.equal(await horizontalOverflow(page), 0);
+  assert.equal(await page.getByRole('spinbutton', { name: 'Attention heads' }).isVisible(), false);
+  await page.getByRole('button', { name: 'More' }).click();
+  assert.equal(await page.getByRole('spinbutton', { name: 'Attention heads' }).isVisible(), true);
+  assert.equal(await horizontalOverflow(page), 0);
+  await screenshot(page, 'gpu-memory-hierarchy-375');
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+test('interaction timing: p95 of a scripted sweep of the controls (printed, not asserted)', async () => {
+  const { page, problems, close } = await site.open(VIZ);
+  const times = await page.evaluate(async () => {
+    const settle = () => new Promise((r) => { const c = new MessageChannel(); c.port1.onmessage = r; c.port2.postMessage(0); });
+    const slider = document.querySelector('input[type="range"][aria-label="Sequence length N"]');
+    const d = document.querySelector('select[aria-label="Head dimension d"]');
+    const radios = [...document.querySelectorAll('[role="radio"]')];
+    const out = [];
+    const time = async (act) => { const t0 = performance.now(); act(); await settle(); document.body.getBoundingClientRect(); out.push(performance.now() - t0); };
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < 8; i++) await time(() => { slider.value = String(i); slider.dispatchEvent(new Event('input', { bubbles: true })); });
+      for (const v of ['128', '256', '64']) await time(() => { d.value = v; d.dispatchEvent(new Event('change', { bubbles: true })); });
+      for (const r of radios) await time(() => r.click());
+      for (let i = 0; i < 5; i++) await time(() => document.querySelector('button[aria-label^="Step back"]').click());
+    }
+    return out;
+  });
+  // Frame intervals while playing.
+  await page.keyboard.press('Home');
+  const frames = await page.evaluate(async () => {
+    document.querySelector('button[aria-label^="Play"]').click();
+    const gaps = [];
+    let last = performance.now();
+    await new Promise((done) => {
+      const tick = (now) => { gaps.push(now - last); last = now; if (gaps.length < 90) requestAnimationFrame(tick); else done(); };
+      requestAnimationFrame(tick);
+    });
+    return gaps.slice(2);
+  });
+  const q = (xs, p) => [...xs].sort((a, b) => a - b)[Math.floor(p * (xs.length - 1))];
+  const p95 = (xs) => q(xs, 0.95);
+  console.log(`gpu-memory-hierarchy: ${times.length} interactions, median ${q(times, 0.5).toFixed(1)} ms, p95 ${p95(times).toFixed(1)} ms, max ${Math.max(...times).toFixed(1)} ms; playing: p95 frame interval ${p95(frames).toFixed(1)} ms`);
+  assert.deepEqual(problems, []);
+  await close();
+});
