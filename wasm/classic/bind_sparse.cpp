@@ -1,0 +1,227 @@
+// JavaScript API of the sparse patterns and complexity curves (Part 2's pattern-zoo and
+// complexity-scaling figures): masks for small N, analytic counts and density images for any N,
+// a real masked run with its error against dense attention, the cost curves and the sourced
+// time-line markers. Thin: read and check the arguments, call attn::approx, return plain objects.
+#include <emscripten/bind.h>
+
+#include <string>
+#include <vector>
+
+#include "attention_args.hpp"
+#include "attn/approx/complexity.hpp"
+#include "attn/approx/sparse_patterns.hpp"
+#include "convert.hpp"
+#include "limits.hpp"
+
+namespace attn::wasm {
+namespace {
+
+using namespace attn::approx;
+
+// A page draws individual cells only at small N; beyond this it asks for the density image.
+constexpr std::size_t kMaxPatternMaskLength = 1024;
+
+val to_float64_array(const std::vector<double>& v) {
+    return val(emscripten::typed_memory_view(v.size(), v.data())).call<val>("slice");
+}
+
+SparsePattern pattern_arg(const val& in) {
+    if (in.isUndefined() || in.isNull()) throw Error("pattern: missing (no arguments object given)");
+    const val p = in["pattern"];
+    if (p.typeOf().as<std::string>() != "object" || p.isNull()) throw Error("pattern: must be an object {kind, ...}");
+    const val kind = p["kind"];
+    const std::string k = kind.isString() ? kind.as<std::string>() : "";
+    SparsePattern s;
+    if (k == "dense") s.kind = PatternKind::dense;
+    else if (k == "causal") s.kind = PatternKind::causal;
+    else if (k == "strided") s.kind = PatternKind::strided;
+    else if (k == "fixed") s.kind = PatternKind::fixed;
+    else if (k == "longformer") s.kind = PatternKind::longformer;
+    else if (k == "bigbird") s.kind = PatternKind::bigbird;
+    else throw Error("pattern.kind: must be 'dense', 'causal', 'strided', 'fixed', 'longformer' or 'bigbird'");
+    // Ranges that depend on the kind and N are checked by the core (attn::approx::validate_pattern).
+    s.stride = integer_arg(p, "stride", 0, kMaxPatternLength, 0);
+    s.summary = integer_arg(p, "summary", 0, kMaxPatternLength, 0);
+    s.one_sided_window = integer_arg(p, "oneSidedWindow", 0, kMaxPatternLength, 0);
+    s.dilation = integer_arg(p, "dilation", 1, kMaxPatternLength, 1);
+    s.global = integer_arg(p, "global", 0, kMaxPatternLength, 0);
+    s.block = integer_arg(p, "block", 0, kMaxPatternLength, 0);
+    s.random_blocks = integer_arg(p, "randomBlocks", 0, 64, 0);
+    s.seed = integer_arg(p, "seed", 0, kMaxSeed, 0);
+    return s;
+}
+
+std::size_t seq_len_arg(const val& in, std::size_t max) {
+    if (in["seqLen"].isUndefined()) throw Error("seqLen: missing");
+    return integer_arg(in, "seqLen", 1, max, 1);
+}
+
+val pattern_mask_js(const val& in) {
+    return guarded([&] {
+        const SparsePattern p = pattern_arg(in);
+        const std::vector<std::uint8_t> mask = pattern_mask(p, seq_len_arg(in, kMaxPatternMaskLength));
+        return val(emscripten::typed_memory_view(mask.size(), mask.data())).call<val>("slice");
+    });
+}
+
+val pattern_stats_js(const val& in) {
+    return guarded([&] {
+        const SparsePattern p = pattern_arg(in);
+        const std::size_t n = seq_len_arg(in, kMaxPatternLength);
+        const PatternStats s = pattern_stats(p, n, integer_arg(in, "headDim", 1, 65536, 64),
+                                             integer_arg(in, "valueDim", 1, 65536, 64),
+                                             integer_arg(in, "bytesPerScore", 1, 16, 8));
+        val out = val::object();
+        out.set("entries", counter(s.entries));
+        out.set("flops", counter(s.flops));
+        out.set("scoreBytes", counter(s.score_bytes));
+        out.set("density", s.density);
+        return out;
+    });
+}
+
+val pattern_density_image_js(const val& in) {
+    return guarded([&] {
+        const SparsePattern p = pattern_arg(in);
+        const std::size_t n = seq_len_arg(in, kMaxPatternLength);
+        if (in["pixels"].isUndefined()) throw Error("pixels: missing");
+        const DensityImage img = pattern_density_image(p, n, integer_arg(in, "pixels", 1, 2048, 1));
+        std::vector<float> fraction(img.pixels * img.pixels);
+        for (std::size_t r = 0; r < img.pixels; ++r) {
+            for (std::size_t c = 0; c < img.pixels; ++c) fraction[r * img.pixels + c] = static_cast<float>(img.fraction(r, c));
+        }
+        val out = val::object();
+        out.set("pixels", img.pixels);
+        out.set("edges", to_float64_array(std::vector<double>(img.edges.begin(), img.edges.end())));
+        out.set("allowed", to_float64_array(std::vector<double>(img.allowed.begin(), img.allowed.end())));
+        out.set("fraction", to_float32_array(fraction));
+        return out;
+    });
+}
+
+val sparse_attention_js(const val& in) {
+    return guarded([&] {
+        const SparsePattern p = pattern_arg(in);
+        const Qkv t = qkv_arg(in);
+        require_score_budget(t);
+        const ApproxResult r =
+            sparse_attention(tensor_cast<double>(t.q), tensor_cast<double>(t.k), tensor_cast<double>(t.v), p);
+        const std::vector<float> output(r.output.data.begin(), r.output.data.end());
+        val error = val::object();
+        error.set("relativeFrobenius", r.error.relative_frobenius);
+        error.set("maxAbs", r.error.max_abs);
+        error.set("top1Preserved", r.error.top1_preserved);
+        val cost = val::object();
+        cost.set("scoreEntries", counter(r.cost.score_entries));
+        cost.set("flops", counter(r.cost.flops));
+        cost.set("peakBytes", counter(r.cost.peak_bytes));
+        val out = val::object();
+        out.set("output", to_float32_array(output));
+        out.set("outputShape", shape_to_js(r.output.shape));
+        out.set("error", error);
+        out.set("cost", cost);
+        return out;
+    });
+}
+
+ComplexityParams complexity_params_arg(const val& in) {
+    ComplexityParams p;
+    p.head_dim = integer_arg(in, "headDim", 1, 4096, p.head_dim);
+    p.value_dim = integer_arg(in, "valueDim", 1, 4096, p.value_dim);
+    p.bytes_per_element = integer_arg(in, "bytesPerElement", 1, 8, p.bytes_per_element);
+    p.lsh_buckets = integer_arg(in, "lshBuckets", 1, 4096, p.lsh_buckets);
+    p.lsh_rounds = integer_arg(in, "lshRounds", 1, 64, p.lsh_rounds);
+    p.lsh_chunk = integer_arg(in, "lshChunk", 1, kMaxPatternLength, p.lsh_chunk);
+    p.linformer_k = integer_arg(in, "linformerK", 1, std::size_t{1} << 20, p.linformer_k);
+    p.performer_features = integer_arg(in, "performerFeatures", 1, 65536, p.performer_features);
+    validate_complexity_params(p);
+    return p;
+}
+
+ComplexityMethod method_arg(const val& in) {
+    const val m = in["method"];
+    const std::string name = m.isString() ? m.as<std::string>() : "";
+    if (name == "dense") return ComplexityMethod::dense;
+    if (name == "sparse") return ComplexityMethod::sparse;
+    if (name == "lsh") return ComplexityMethod::lsh;
+    if (name == "linformer") return ComplexityMethod::linformer;
+    if (name == "performer") return ComplexityMethod::performer;
+    throw Error("method: must be 'dense', 'sparse', 'lsh', 'linformer' or 'performer'");
+}
+
+val point_js(const ComplexityPoint& pt) {
+    val out = val::object();
+    out.set("seqLen", counter(pt.seq_len));
+    out.set("scoreEntries", counter(pt.score_entries));
+    out.set("flops", counter(pt.flops));
+    out.set("sortComparisons", counter(pt.sort_comparisons));
+    out.set("peakBytes", counter(pt.peak_bytes));
+    return out;
+}
+
+val complexity_point_js(const val& in) {
+    return guarded([&] {
+        if (in.isUndefined() || in.isNull()) throw Error("method: missing (no arguments object given)");
+        const ComplexityParams p = complexity_params_arg(in);
+        return point_js(complexity_point(method_arg(in), seq_len_arg(in, kMaxPatternLength), p));
+    });
+}
+
+val complexity_curves_js(const val& in) {
+    return guarded([&] {
+        const ComplexityParams p = complexity_params_arg(in);
+        const std::size_t n_max = integer_arg(in, "nMax", 1, kMaxPatternLength, 1000000);
+        const std::size_t n_min = integer_arg(in, "nMin", 1, n_max, 256);
+        const auto curves = complexity_curves(n_min, n_max, integer_arg(in, "points", 2, 512, 64), p);
+        val out = val::array();
+        for (const ComplexityCurve& c : curves) {
+            std::vector<double> n, entries, flops, sorts, bytes;
+            for (const ComplexityPoint& pt : c.points) {
+                n.push_back(counter(pt.seq_len));
+                entries.push_back(counter(pt.score_entries));
+                flops.push_back(counter(pt.flops));
+                sorts.push_back(counter(pt.sort_comparisons));
+                bytes.push_back(counter(pt.peak_bytes));
+            }
+            val curve = val::object();
+            curve.set("method", c.name);
+            curve.set("bigO", c.big_o);
+            curve.set("seqLen", to_float64_array(n));
+            curve.set("scoreEntries", to_float64_array(entries));
+            curve.set("flops", to_float64_array(flops));
+            curve.set("sortComparisons", to_float64_array(sorts));
+            curve.set("peakBytes", to_float64_array(bytes));
+            out.call<void>("push", curve);
+        }
+        return out;
+    });
+}
+
+val timeline_markers_js() {
+    return guarded([] {
+        val out = val::array();
+        for (const TimelineMarker& m : timeline_markers()) {
+            val marker = val::object();
+            marker.set("model", m.model);
+            marker.set("year", m.year);
+            marker.set("contextTokens", counter(m.context_tokens));
+            marker.set("source", m.source);
+            out.call<void>("push", marker);
+        }
+        return out;
+    });
+}
+
+}  // namespace
+}  // namespace attn::wasm
+
+EMSCRIPTEN_BINDINGS(sparse) {
+    using namespace attn::wasm;
+    emscripten::function("patternMask", &pattern_mask_js);
+    emscripten::function("patternStats", &pattern_stats_js);
+    emscripten::function("patternDensityImage", &pattern_density_image_js);
+    emscripten::function("sparseAttention", &sparse_attention_js);
+    emscripten::function("complexityPoint", &complexity_point_js);
+    emscripten::function("complexityCurves", &complexity_curves_js);
+    emscripten::function("timelineMarkers", &timeline_markers_js);
+}
