@@ -1,13 +1,13 @@
 # One entry point for building, serving, testing and benchmarking. See README.md.
 #   make serve   build everything (core -> WASM -> visualizations -> site), serve on :1313
 #   make test    build and run every test: C++ (native + sanitizers), WASM API, site, browser
-#   make bench   native CPU benchmarks -> build/bench/cpu.json
+#   make bench   benchmarks of this machine (CPU; CUDA with a GPU) -> site/data/bench/<machine>.json
 SHELL := /bin/bash
 .DEFAULT_GOAL := site
 NPM_BIN := node_modules/.bin
 export NODE_PATH := /usr/share/nodejs
 
-.PHONY: setup native asan wasm viz math vendor site serve preview posters bench cuda \
+.PHONY: setup native asan wasm viz math data vendor site serve preview posters bench cuda \
         test test-native test-asan test-wasm test-site test-e2e check-fresh clean
 
 setup:
@@ -38,7 +38,11 @@ math: setup
 vendor: setup
 	node scripts/vendor-katex.mjs
 
-site: wasm viz math vendor
+# Post tables computed by the WebAssembly core into site/data/generated/ (committed).
+data: wasm
+	node scripts/post-data.mjs
+
+site: wasm viz math vendor data
 	hugo --source site --gc --minify
 
 serve: site
@@ -52,12 +56,10 @@ preview: site
 posters: wasm viz vendor
 	node scripts/capture-posters.mjs
 
-bench: native
-	@mkdir -p build/bench
-	build/native/native/bench/bench_attention --benchmark_format=json --benchmark_out=build/bench/cpu.json \
-	  --benchmark_context=commit=$$(git rev-parse --short HEAD) --benchmark_context=date=$$(date -u +%FT%TZ) \
-	  --benchmark_context=command="make bench"
-	@echo "Wrote build/bench/cpu.json"
+# Benchmarks of this machine -> site/data/bench/<machine>.json (README "Benchmarks"): the cuda
+# preset when nvcc and a GPU are present, native otherwise.
+bench: setup
+	@scripts/bench.sh
 
 # CUDA sources, compiled for sm_80 and sm_90 when nvcc is installed (no GPU is needed to compile).
 # ptxas reports registers and spills per kernel; a kernel that spills fails the build.
