@@ -2,8 +2,10 @@
 // tests/wasm/api.test.mjs fails if a name bound in wasm/classic/ or wasm/common/ is missing from
 // these declarations.
 import type { ModuleOptions, RandomApi } from '../common/types';
+import type { ApproxApi } from './approx';
+import type { SparseApi } from './sparse';
 
-export interface AttnClassic extends RandomApi {}
+export interface AttnClassic extends RandomApi, SparseApi, ApproxApi {}
 
 declare function createAttnModule(options?: ModuleOptions): Promise<AttnClassic>;
 export default createAttnModule;

@@ -1,0 +1,215 @@
+#include "attn/approx/lsh_attention.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "attn/error.hpp"
+#include "attn/random.hpp"
+#include "method_args.hpp"
+
+namespace attn::approx {
+namespace {
+
+// Appendix A: the penalty on i = j, large enough that exp(-1e5) vanishes next to any other
+// target, finite so that a token with no other target still attends to itself.
+constexpr double kSelfPenalty = 1e5;
+
+void check_options(const LshOptions& o) {
+    if (o.num_buckets != 1 && (o.num_buckets < 2 || o.num_buckets > 4096 || o.num_buckets % 2 != 0)) {
+        throw Error("num_buckets must be 1 or an even number in [2, 4096], got " + std::to_string(o.num_buckets));
+    }
+    detail::require_in_range("num_rounds", o.num_rounds, 1, 64);
+    detail::require_in_range("chunk_length", o.chunk_length, 1, std::size_t{1} << 24);
+}
+
+std::uint64_t rotation_seed(std::uint64_t seed, std::size_t round) { return splitmix64(seed ^ (0x5EEDull + round)); }
+
+// The 2-D drawing projection (see the header): identity for d <= 2, else a random orthonormal
+// plane -- two Gaussian columns, Gram-Schmidt.
+std::vector<double> drawing_plane(std::size_t d, std::uint64_t seed) {
+    std::vector<double> p(d * 2, 0.0);
+    if (d <= 2) {
+        for (std::size_t c = 0; c < d; ++c) p[c * 2 + c] = 1.0;
+        return p;
+    }
+    std::vector<double> g = detail::gaussian_matrix(2, d, 1.0, splitmix64(seed ^ 0x2D2D2Dull));
+    double* u = g.data();
+    double* w = g.data() + d;
+    const double nu = std::sqrt(detail::dot(u, u, d));
+    for (std::size_t c = 0; c < d; ++c) u[c] /= nu;
+    const double proj = detail::dot(u, w, d);
+    for (std::size_t c = 0; c < d; ++c) w[c] -= proj * u[c];
+    const double nw = std::sqrt(detail::dot(w, w, d));
+    for (std::size_t c = 0; c < d; ++c) w[c] /= nw;
+    for (std::size_t c = 0; c < d; ++c) p[c * 2] = u[c], p[c * 2 + 1] = w[c];
+    return p;
+}
+
+// The lengths of the C chunks of N sorted positions.
+std::size_t chunk_len(std::size_t c, std::size_t n, std::size_t m) { return std::min(m, n - c * m); }
+
+}  // namespace
+
+CostCounts lsh_attention_cost(std::size_t batch_heads, std::size_t n, std::size_t d, std::size_t dv,
+                              const LshOptions& o) {
+    check_options(o);
+    if (batch_heads == 0 || n == 0 || d == 0 || dv == 0) throw Error("lsh_attention_cost: sizes must be >= 1");
+    const std::uint64_t m = std::min(o.chunk_length, n), chunks = (n + m - 1) / m, rounds = o.num_rounds;
+    std::uint64_t entries = 0;
+    for (std::uint64_t c = 0; c < chunks; ++c) {
+        entries += chunk_len(c, n, m) * (chunk_len(c, n, m) + (c > 0 ? chunk_len(c - 1, n, m) : 0));
+    }
+    entries *= rounds;
+    std::uint64_t flops = n * (3 * d + 1) + entries * (2 * d + 2 * dv + 2);
+    if (o.num_buckets >= 2) flops += rounds * n * d * o.num_buckets;
+    if (rounds >= 2) flops += n * rounds * (2 * dv + 2);
+    const std::uint64_t rotation_elements = o.num_buckets >= 2 ? rounds * d * (o.num_buckets / 2) : 0;
+    const std::uint64_t peak = n * d + rotation_elements + rounds * n * (3 + dv + 1) + m * std::min<std::uint64_t>(2 * m, n);
+    return {entries * batch_heads, flops * batch_heads, 8 * peak};
+}
+
+LshAttentionResult lsh_attention(const Tensor4<double>& q, const Tensor4<double>& k, const Tensor4<double>& v,
+                                 const LshOptions& o) {
+    check_options(o);
+    const AttentionProblem p = detail::check_qkv(q, k, v, o.scale);
+    if (p.kv_len != p.q_len) {
+        throw Error("key: shared-QK LSH attention needs as many keys as queries (" + std::to_string(p.q_len) +
+                    "), got " + std::to_string(p.kv_len));
+    }
+    const std::size_t n = p.q_len, d = p.head_dim, dv = p.value_dim, rounds = o.num_rounds;
+    const std::size_t half = o.num_buckets / 2, m = std::min(o.chunk_length, n), chunks = (n + m - 1) / m;
+
+    LshAttentionResult r;
+    r.chunk_length = m;
+    r.approx.output = Tensor4<double>(p.output_shape());
+    r.buckets.resize(p.batch * p.q_heads * rounds * n);
+    r.points_2d = Tensor4<double>({p.batch, p.q_heads, n, 2});
+    if (o.num_buckets >= 2) {
+        for (std::size_t round = 0; round < rounds; ++round) {
+            const auto rot = detail::gaussian_matrix(d, half, 1.0, rotation_seed(o.seed, round));
+            r.rotations.insert(r.rotations.end(), rot.begin(), rot.end());
+        }
+    }
+    const std::vector<double> plane = drawing_plane(d, o.seed);
+
+    // Working storage of one (b, h); its total size is the peak the cost formula states.
+    std::vector<double> keys(n * d);                  // unit queries
+    std::vector<std::uint32_t> sorted(rounds * n);    // round r: positions in (bucket, position) order
+    std::vector<std::uint32_t> rank(rounds * n);      // round r: where position j sits in that order
+    std::vector<double> round_out(rounds * n * dv);   // o_i^(r)
+    std::vector<double> round_lse(rounds * n);        // z_i^(r)
+    std::vector<double> block(m * std::min(2 * m, n));
+    std::vector<const double*> v_rows;  // value rows of one query's kept keys (pointers, not counted)
+
+    for (std::size_t b = 0; b < p.batch; ++b) {
+        for (std::size_t h = 0; h < p.q_heads; ++h) {
+            detail::unit_rows(q, b, h, keys.data());
+            for (std::size_t j = 0; j < n; ++j) {
+                for (std::size_t a = 0; a < 2; ++a) r.points_2d.at(b, h, j, a) = 0;
+                for (std::size_t c = 0; c < d; ++c) {
+                    r.points_2d.at(b, h, j, 0) += keys[j * d + c] * plane[c * 2];
+                    r.points_2d.at(b, h, j, 1) += keys[j * d + c] * plane[c * 2 + 1];
+                }
+            }
+            std::uint32_t* bucket = r.buckets.data() + (b * p.q_heads + h) * rounds * n;
+
+            // Hash and sort every round first: the multi-round count N_ij needs all of them.
+            for (std::size_t round = 0; round < rounds; ++round) {
+                std::uint32_t* bk = bucket + round * n;
+                const double* rot = o.num_buckets >= 2 ? r.rotations.data() + round * d * half : nullptr;
+                for (std::size_t j = 0; j < n; ++j) {
+                    std::uint32_t best = 0;
+                    double best_value = -std::numeric_limits<double>::infinity();
+                    for (std::size_t col = 0; col < half; ++col) {
+                        double xr = 0;
+                        for (std::size_t c = 0; c < d; ++c) xr += q.at(b, h, j, c) * rot[c * half + col];
+                        // argmax over [xR ; -xR]: entry col is xR, entry half + col is -xR.
+                        if (xr > best_value) best_value = xr, best = static_cast<std::uint32_t>(col);
+                        if (-xr > best_value) best_value = -xr, best = static_cast<std::uint32_t>(half + col);
+                    }
+                    bk[j] = best;
+                }
+                std::uint32_t* order = sorted.data() + round * n;
+                for (std::size_t j = 0; j < n; ++j) order[j] = static_cast<std::uint32_t>(j);
+                std::stable_sort(order, order + n, [&](std::uint32_t x, std::uint32_t y) { return bk[x] < bk[y]; });
+                for (std::size_t s = 0; s < n; ++s) rank[round * n + order[s]] = static_cast<std::uint32_t>(s);
+            }
+            // Whether query i attends key j in round r: same bucket, and j's chunk is i's or the one before.
+            auto attends = [&](std::size_t round, std::size_t i, std::size_t j) {
+                if (bucket[round * n + i] != bucket[round * n + j]) return false;
+                const std::size_t ci = rank[round * n + i] / m, cj = rank[round * n + j] / m;
+                return cj == ci || cj + 1 == ci;
+            };
+
+            for (std::size_t round = 0; round < rounds; ++round) {
+                const std::uint32_t* order = sorted.data() + round * n;
+                for (std::size_t c = 0; c < chunks; ++c) {
+                    const std::size_t col_begin = c > 0 ? (c - 1) * m : 0, col_end = c * m + chunk_len(c, n, m);
+                    const std::size_t cols = col_end - col_begin;
+                    for (std::size_t s = c * m; s < col_end; ++s) {
+                        const std::size_t i = order[s];
+                        double* row = block.data() + (s - c * m) * cols;
+                        for (std::size_t t = col_begin; t < col_end; ++t) {
+                            const std::size_t j = order[t];
+                            // Every entry of the chunk block is computed (as a batched implementation
+                            // does); entries outside i's bucket are then masked.
+                            row[t - col_begin] = p.scale * detail::dot(q.row(b, h, i), keys.data() + j * d, d);
+                        }
+                        // Keep the entries of i's bucket, compacted to the front of the row in place.
+                        std::size_t kept = 0;
+                        v_rows.clear();
+                        for (std::size_t t = col_begin; t < col_end; ++t) {
+                            const std::size_t j = order[t];
+                            if (bucket[round * n + i] != bucket[round * n + j]) continue;
+                            double s_ij = row[t - col_begin];
+                            if (i == j) s_ij -= kSelfPenalty;
+                            if (rounds > 1) {
+                                std::size_t count = 0;
+                                for (std::size_t r2 = 0; r2 < rounds; ++r2) count += attends(r2, i, j) ? 1 : 0;
+                                s_ij -= std::log(static_cast<double>(count));
+                            }
+                            row[kept++] = s_ij;
+                            v_rows.push_back(v.row(b, h, j));
+                        }
+                        round_lse[round * n + i] =
+                            detail::softmax_combine(row, kept, v_rows, dv, round_out.data() + (round * n + i) * dv);
+                    }
+                }
+            }
+
+            // Appendix A: weight each round by exp(z^(r) - logsumexp_r z^(r)).
+            for (std::size_t i = 0; i < n; ++i) {
+                double z_max = -std::numeric_limits<double>::infinity();
+                for (std::size_t round = 0; round < rounds; ++round) z_max = std::max(z_max, round_lse[round * n + i]);
+                double sum = 0;
+                for (std::size_t round = 0; round < rounds; ++round) sum += std::exp(round_lse[round * n + i] - z_max);
+                double* out = r.approx.output.row(b, h, i);
+                for (std::size_t round = 0; round < rounds; ++round) {
+                    const double w = std::exp(round_lse[round * n + i] - z_max) / sum;
+                    const double* o_r = round_out.data() + (round * n + i) * dv;
+                    for (std::size_t c = 0; c < dv; ++c) out[c] += w * o_r[c];
+                }
+            }
+        }
+    }
+
+    r.approx.cost = lsh_attention_cost(p.batch * p.q_heads, n, d, dv, o);
+    // The exact counterpart: dense attention over the same keys (unit queries), diagonal masked.
+    Tensor4<double> unit_keys(q.shape);
+    for (std::size_t b = 0; b < p.batch; ++b) {
+        for (std::size_t h = 0; h < p.q_heads; ++h) detail::unit_rows(q, b, h, unit_keys.row(b, h, 0));
+    }
+    SdpaOptions dense;
+    dense.scale = p.scale;
+    if (n > 1) {
+        std::vector<std::uint8_t> allowed(n * n, 1);
+        for (std::size_t i = 0; i < n; ++i) allowed[i * n + i] = 0;
+        dense.mask = AttentionMask::boolean({1, 1, n, n}, std::move(allowed));
+    }
+    r.approx.error = compare_with_dense(r.approx.output, q, unit_keys, v, dense);
+    return r;
+}
+
+}  // namespace attn::approx
