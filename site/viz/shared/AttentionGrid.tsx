@@ -14,7 +14,7 @@
 //   blockLabel      optional tooltip per block
 //   idPrefix        makes the SVG pattern ids unique when several grids share a page
 // AttentionCell is one rectangle in a given state; the grid uses it for blocks and detail cells.
-import { memo } from 'preact/compat';
+import { Component } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import { reducedMotion } from './motion';
 
@@ -63,27 +63,33 @@ export function AttentionCell({ x, y, w, h, state, value, color, idPrefix = 'gri
   return <rect x={x} y={y} width={w} height={h} style={{ fill: style.fill.replace('PREFIX', idPrefix) }} fill-opacity={style.opacity} class={`attn-cell ${state}`} />;
 }
 
-// The lines between cells and between blocks depend only on the shape: memoised so stepping
-// through a trace re-renders the block fills alone.
-const GridLines = memo(function GridLines({ rows, cols, cell, blockRows, blockCols }: {
-  rows: number; cols: number; cell: number; blockRows: number; blockCols: number;
-}) {
-  const w = cols * cell, h = rows * cell;
-  let thin = '', thick = '';
-  if (cell >= 5) {
-    for (let r = 1; r < rows; r++) if (r % blockRows) thin += `M0 ${r * cell}H${w}`;
-    for (let c = 1; c < cols; c++) if (c % blockCols) thin += `M${c * cell} 0V${h}`;
+// The lines between cells and between blocks depend only on the shape, so they re-render only
+// when it changes: stepping through a trace re-renders the block fills alone. (A class with
+// shouldComponentUpdate rather than preact/compat's memo, whose vnode hook taxes every element.)
+interface LinesProps { rows: number; cols: number; cell: number; blockRows: number; blockCols: number }
+class GridLines extends Component<LinesProps> {
+  shouldComponentUpdate(next: LinesProps) {
+    const p = this.props;
+    return p.rows !== next.rows || p.cols !== next.cols || p.cell !== next.cell || p.blockRows !== next.blockRows || p.blockCols !== next.blockCols;
   }
-  for (let r = blockRows; r < rows; r += blockRows) thick += `M0 ${r * cell}H${w}`;
-  for (let c = blockCols; c < cols; c += blockCols) thick += `M${c * cell} 0V${h}`;
-  return (
-    <g class="attn-lines" aria-hidden="true">
-      {thin && <path d={thin} class="attn-line-cell" />}
-      {thick && <path d={thick} class="attn-line-block" />}
-      <rect x={0} y={0} width={w} height={h} class="attn-frame" />
-    </g>
-  );
-});
+  render({ rows, cols, cell, blockRows, blockCols }: LinesProps) {
+    const w = cols * cell, h = rows * cell;
+    let thin = '', thick = '';
+    if (cell >= 5) {
+      for (let r = 1; r < rows; r++) if (r % blockRows) thin += `M0 ${r * cell}H${w}`;
+      for (let c = 1; c < cols; c++) if (c % blockCols) thin += `M${c * cell} 0V${h}`;
+    }
+    for (let r = blockRows; r < rows; r += blockRows) thick += `M0 ${r * cell}H${w}`;
+    for (let c = blockCols; c < cols; c += blockCols) thick += `M${c * cell} 0V${h}`;
+    return (
+      <g class="attn-lines" aria-hidden="true">
+        {thin && <path d={thin} class="attn-line-cell" />}
+        {thick && <path d={thick} class="attn-line-block" />}
+        <rect x={0} y={0} width={w} height={h} class="attn-frame" />
+      </g>
+    );
+  }
+}
 
 export function AttentionGrid(props: AttentionGridProps) {
   const { x = 0, y = 0, rows, cols, cell, blockRows, blockCols, blockState, detail, highlight, highlightColor = 'var(--sram)', pulse, pulseKey, onBlockClick, blockLabel, idPrefix = 'grid' } = props;

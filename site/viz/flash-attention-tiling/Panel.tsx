@@ -1,0 +1,111 @@
+// The side panel: memory and FLOP counters of the traced head, the online-softmax update of the
+// followed row with the step's values (or standard attention's softmax), and, when the stage has
+// no room for per-row columns, a table of the current Q block's rows.
+import { AnimatedNumber } from '../shared/AnimatedNumber';
+import { EquationCallout } from '../shared/EquationCallout';
+import { fmt, fmtBytes } from '../shared/format';
+import { MemoryBar } from '../shared/MemoryBar';
+import { followedRow, isFlashStep, rowState, type Run } from './model';
+import softmaxTex from './softmax.tex?katex';
+import alphaTex from './update-alpha.tex?katex';
+import lTex from './update-l.tex?katex';
+import mTex from './update-m.tex?katex';
+import oTex from './update-o.tex?katex';
+
+const f = (x: number) => fmt(x, 2);
+// Thousands separators by hand: toLocaleString is slow, and this runs on every animation frame.
+const fmtFlops = (x: number) => String(Math.round(x)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+const vec = (a: Float32Array | null) => (a ? `(${Array.from(a.subarray(0, 4), f).join(', ')}${a.length > 4 ? ', …' : ''})` : '—');
+
+export function Counters({ run, at }: { run: Run; at: number }) {
+  const s = run.steps[at];
+  const flash = run.config.mode === 'flash';
+  const total = (steps: typeof run.steps) => { const l = steps[steps.length - 1]; return l.hbmBytesRead + l.hbmBytesWritten; };
+  const std = total(run.standard.steps), fa = total(run.flash.steps);
+  return (
+    <section class="card counters" aria-label="Counters for the traced head">
+      <h2>Memory traffic <span>this head, cumulative</span></h2>
+      <MemoryBar label="HBM read" bytes={s.hbmBytesRead} scale={run.scale.hbm} color="var(--active)" pulseAbove={Infinity} class="hbm-read" />
+      <MemoryBar label="HBM written" bytes={s.hbmBytesWritten} scale={run.scale.hbm} color="var(--hbm)" class="hbm-written" />
+      <MemoryBar label="N×N scores S and P stored in HBM" bytes={run.nnBytes[at]} scale={run.scale.nn} color="var(--hbm)" class="nn-bytes"
+        note={flash ? 'Flat at 0 B: each tile’s scores live and die in SRAM.' : `S and P: 2 · N² values, ${fmtBytes(run.scale.nn)} for this head by the end.`} />
+      <MemoryBar label="SRAM in use at this step" bytes={s.sramBytesHeld} scale={run.scale.sram} color="var(--sram)" pulseAbove={Infinity} class="sram" />
+      <div class="flops">
+        <span>FLOPs so far</span>
+        <strong data-testid="flops"><AnimatedNumber value={s.flops} format={fmtFlops} /></strong>
+      </div>
+      <p class="whole-run">
+        Whole run, HBM traffic: standard <strong data-testid="total-standard">{fmtBytes(std)}</strong>,
+        FlashAttention-{run.config.order === 'fa2' ? 2 : 1} <strong data-testid="total-flash">{fmtBytes(fa)}</strong>
+        {' '}({fmt(std / fa, 1)}× less)
+      </p>
+    </section>
+  );
+}
+
+export function Equations({ run, at }: { run: Run; at: number }) {
+  const s = run.steps[at];
+  if (!isFlashStep(s)) {
+    const r = followedRow(s);
+    const known = run.softmaxStep[Math.floor(r / run.config.br)] <= at && run.softmaxStep[Math.floor(r / run.config.br)] >= 0;
+    const st = rowState(run, at, r);
+    return (
+      <section class="card equations" aria-label="Softmax of standard attention">
+        <h2>Row {r + 1} <span>{known ? 'softmax over the whole stored row' : 'softmax waits for the whole row of S'}</span></h2>
+        <EquationCallout html={softmaxTex} values={{ m: known ? f(st.m) : '?', l: known ? f(st.l) : '?' }}
+          caption="Standard attention needs every score of a row before it can normalise, so S and P go to HBM." />
+      </section>
+    );
+  }
+  const tile = s.kind === 'tile';
+  const r = followedRow(s);
+  const before = rowState(run, at - 1, r), after = rowState(run, at, r);
+  const local = r - s.rowBegin;
+  let tileMax = '—', rowsum = '—', alpha = '—';
+  if (tile) {
+    const cols = s.colEnd - s.colBegin;
+    const scores = s.scores.subarray(local * cols, (local + 1) * cols);
+    const weights = s.weights.subarray(local * cols, (local + 1) * cols);
+    tileMax = f(scores.reduce((m, x) => Math.max(m, x), -Infinity));
+    rowsum = f(weights.reduce((a, x) => a + x, 0));
+    alpha = f(s.rescale[local]);
+  }
+  return (
+    <section class="card equations" aria-label={`Online softmax update of row ${r + 1}`}>
+      <h2>Row {r + 1} <span>{tile ? (s.rescale[local] > 0 && s.rescale[local] < 1 ? 'its running max rose: rescale' : 'online softmax update') : 'no tile in this step'}</span></h2>
+      <EquationCallout html={mTex} values={{ mold: f(before.m), tilemax: tileMax, mnew: f(after.m) }} />
+      <EquationCallout html={alphaTex} values={{ alpha }} />
+      <EquationCallout html={lTex} values={{ alpha, lold: f(before.l), rowsum, lnew: f(after.l) }} />
+      <EquationCallout html={oTex} values={{ o: vec(after.output) }} />
+    </section>
+  );
+}
+
+// The current Q block's rows, for narrow screens where the stage drops its m and ℓ columns.
+export function RowTable({ run, at }: { run: Run; at: number }) {
+  const s = run.steps[at];
+  if (s.rowEnd <= s.rowBegin) return null;
+  const rows = [];
+  for (let r = s.rowBegin; r < Math.min(s.rowEnd, s.rowBegin + 16); r++) {
+    const st = rowState(run, at, r);
+    const alpha = isFlashStep(s) && s.kind === 'tile' ? s.rescale[r - s.rowBegin] : NaN;
+    rows.push(
+      <tr key={r}>
+        <th scope="row">{r + 1}</th>
+        <td data-testid={`m-${r + 1}`}>{f(st.m)}</td>
+        <td data-testid={`l-${r + 1}`}>{f(st.l)}</td>
+        <td>{Number.isNaN(alpha) ? '—' : f(alpha)}</td>
+        <td class="vec">{vec(st.output)}</td>
+      </tr>,
+    );
+  }
+  return (
+    <section class="card rows-card">
+      <table class="row-table">
+        <caption>Q block {s.qBlock + 1}: each row’s state after this step</caption>
+        <thead><tr><th scope="col">row</th><th scope="col">m</th><th scope="col">ℓ</th><th scope="col">α</th><th scope="col">O</th></tr></thead>
+        <tbody>{rows}</tbody>
+      </table>
+    </section>
+  );
+}

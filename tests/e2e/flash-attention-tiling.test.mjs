@@ -1,0 +1,278 @@
+// Browser tests of the flash-attention-tiling visualization: it shows the core's traces (checked
+// against flashForwardTrace / standardAttentionTrace called here in Node), its controls change the
+// numbers to the core's, the URL hash round-trips, an over-cap size shows the core's message, and
+// it works with the keyboard, at 375 px and with reduced motion. Prints the p95 interaction time.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadModule } from '../wasm/load.mjs';
+import { horizontalOverflow, screenshot, startSite } from './browser.mjs';
+
+const VIZ = '/visualizations/flash-attention-tiling/';
+let site;
+let core;
+before(async () => { site = await startSite(); core = await loadModule('flash'); });
+after(() => site.close());
+
+// The figure's example (site/viz/flash-attention-tiling/model.ts): one randomNormal draw with
+// seed 3 laid out as Q | K | V, each N x d; fp16-sized elements (2 bytes) in the traffic model.
+const SEED = 3;
+function input({ n = 16, d = 4, br = 4, bc = 4, causal = false } = {}) {
+  const size = n * d;
+  const draw = core.randomNormal([1, 1, 1, 3 * size], SEED, 1);
+  const shape = [1, 1, n, d];
+  return {
+    q: draw.slice(0, size), qShape: shape, k: draw.slice(size, 2 * size), kShape: shape, v: draw.slice(2 * size), vShape: shape,
+    causal: causal ? 'top_left' : 'none', blockQ: br, blockK: bc, elementBytes: 2,
+  };
+}
+const flashSteps = (cfg = {}, order = 'fa2') => core.flashForwardTrace({ ...input(cfg), loopOrder: order }).steps;
+const standardSteps = (cfg = {}) => core.standardAttentionTrace(input(cfg)).steps;
+const shown = (x) => (x === -Infinity ? '−∞' : x.toFixed(2).replace('-', '−').replace(/^−(0\.00)$/, '$1'));
+
+const bytesOf = (page, cls) => page.locator(`.memory-bar.${cls}`).getAttribute('data-bytes').then(Number);
+// The figure writes the hash 150 ms after the last change (replaceState is slow in Chromium).
+const settleHash = (page) => page.waitForTimeout(350);
+const stepFromUrl = async (page) => { await settleHash(page); return Number(new URL(page.url()).hash.match(/step=(\d+)/)[1]); };
+
+// Numbers glide to their new value; wait (up to 3 s) for a text to settle, then return it.
+async function settled(locator) {
+  let last;
+  for (let i = 0; i < 30; i++) {
+    const text = await locator.textContent();
+    if (text === last) return text;
+    last = text;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return last;
+}
+
+async function expectCountersAt(page, steps, i, label) {
+  assert.equal(await bytesOf(page, 'hbm-read'), steps[i].hbmBytesRead, `${label}: HBM read`);
+  assert.equal(await bytesOf(page, 'hbm-written'), steps[i].hbmBytesWritten, `${label}: HBM written`);
+  assert.equal(await bytesOf(page, 'sram'), steps[i].sramBytesHeld, `${label}: SRAM held`);
+  assert.equal(Number(await page.getByTestId('flops').locator('[data-value]').getAttribute('data-value')), steps[i].flops, `${label}: FLOPs`);
+}
+
+test('a tile step shows the m, ℓ and counters of the core trace; the narration quotes them', async () => {
+  const { page, problems, close } = await site.open(`${VIZ}#step=8`);
+  const steps = flashSteps();
+  const s = steps[8];
+  assert.equal(s.kind, 'tile');
+  for (let r = s.rowBegin; r < s.rowEnd; r++) {
+    assert.equal(await page.getByTestId(`m-${r + 1}`).textContent(), shown(s.m[r - s.rowBegin]), `m of row ${r + 1}`);
+    assert.equal(await page.getByTestId(`l-${r + 1}`).textContent(), shown(s.l[r - s.rowBegin]), `ℓ of row ${r + 1}`);
+  }
+  await expectCountersAt(page, steps, 8, 'step 8');
+  assert.equal(await bytesOf(page, 'nn-bytes'), 0, 'FlashAttention stores no S or P');
+  // The narration follows the row whose max rose most: its rescale factor and new max are the trace's.
+  let row = -1;
+  for (let i = 0; i < s.rescale.length; i++) if (s.rescale[i] > 0 && s.rescale[i] < 1 && (row < 0 || s.rescale[i] < s.rescale[row])) row = i;
+  assert.ok(row >= 0, 'the default example rescales at step 8');
+  const narration = await page.getByTestId('narration').textContent();
+  assert.match(narration, new RegExp(`Q block ${s.qBlock + 1} × K block ${s.kBlock + 1}: running max of row ${s.rowBegin + row + 1} rises from .* to ${shown(s.m[row])}, previous output rescaled by ${shown(s.rescale[row])}`));
+  await page.waitForTimeout(600);
+  await screenshot(page, 'flash-attention-tiling-desktop');
+  // Step forward advances to the trace's next step.
+  await page.getByRole('button', { name: /Step forward/ }).click();
+  await expectCountersAt(page, steps, 9, 'step 9');
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+test('controls: Standard mode stores S and P, causal skips blocks, FA1 order and block sizes follow the core', async () => {
+  const { page, problems, close } = await site.open(`${VIZ}#step=0`);
+  // Standard attention: the N x N counter rises with the trace's hbmBytesStored.
+  await page.getByRole('button', { name: 'Standard attention' }).click();
+  const std = standardSteps();
+  assert.equal(await page.getByTestId('step-count').textContent(), `step 1 / ${std.length}`);
+  for (let i = 0; i < 25; i++) await page.getByRole('button', { name: /Step forward/ }).click();
+  assert.equal(await stepFromUrl(page), 25);
+  assert.equal(await bytesOf(page, 'nn-bytes'), std[25].hbmBytesStored);
+  assert.ok(std[25].hbmBytesStored > 0);
+  await expectCountersAt(page, std, 25, 'standard step 25');
+  await page.waitForTimeout(600);
+  await screenshot(page, 'flash-attention-tiling-standard');
+
+  // Back to FlashAttention, causal: the skipped blocks are the trace's skip steps.
+  await page.getByRole('button', { name: 'FlashAttention', exact: true }).click();
+  await page.getByLabel('Causal mask').check();
+  const causal = flashSteps({ causal: true });
+  assert.equal(await page.locator('.attn-cell.skipped').count(), causal.filter((s) => s.kind === 'skip').length);
+  assert.equal(await page.getByTestId('step-count').textContent(), `step ${(await stepFromUrl(page)) + 1} / ${causal.length}`);
+  await expectCountersAt(page, causal, await stepFromUrl(page), 'causal');
+
+  // FA1 order with Br = 8: the step count and counters are those of the fa1 trace.
+  await page.getByRole('button', { name: /FA1/ }).click();
+  await page.locator('select[name="br"]').selectOption('8');
+  const fa1 = flashSteps({ causal: true, br: 8 }, 'fa1');
+  assert.equal(await page.getByTestId('step-count').textContent(), `step ${(await stepFromUrl(page)) + 1} / ${fa1.length}`);
+  await page.keyboard.press('End');
+  await page.getByRole('button', { name: /Reset/ }).click();
+  for (let i = 0; i < 4; i++) await page.getByRole('button', { name: /Step forward/ }).click();
+  await expectCountersAt(page, fa1, 4, 'fa1 step 4');
+  await settleHash(page);
+  assert.match(page.url(), /order=fa1/);
+  assert.match(page.url(), /br=8/);
+  assert.match(page.url(), /causal=1/);
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+test('the URL hash restores every setting and the step, and is written back unchanged', async () => {
+  const hash = 'n=32&d=8&br=8&bc=4&order=fa1&mode=flash&causal=1&step=17';
+  const { page, problems, close } = await site.open(`${VIZ}#${hash}`);
+  await settleHash(page);
+  assert.equal(new URL(page.url()).hash, `#${hash}`);
+  const steps = flashSteps({ n: 32, d: 8, br: 8, bc: 4, causal: true }, 'fa1');
+  assert.equal(await page.getByTestId('step-count').textContent(), `step 18 / ${steps.length}`);
+  await expectCountersAt(page, steps, 17, 'restored');
+  assert.equal(await page.locator('select[name="n"]').inputValue(), '32');
+  assert.equal(await page.locator('select[name="bc"]').inputValue(), '4');
+  assert.equal(await page.getByLabel('Causal mask').isChecked(), true);
+  assert.equal(await page.getByRole('button', { name: /FA1/ }).getAttribute('aria-pressed'), 'true');
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+test('an over-cap size shows the core’s message and the figure keeps working', async () => {
+  const { page, problems, close } = await site.open(`${VIZ}#n=2000`);
+  await page.getByRole('alert').waitFor();
+  assert.match(await page.getByRole('alert').textContent(), /sequence lengths up to 1024, got L = 2000/);
+  // N = 1024 in 4 x 4 blocks is 65536 tiles: the core refuses, the last good run stays.
+  await page.locator('select[name="n"]').selectOption('1024');
+  assert.match(await page.getByRole('alert').textContent(), /tiles exceed the in-browser trace limit of 4096/);
+  assert.equal(await page.locator('select[name="n"]').inputValue(), '16');
+  await page.getByRole('button', { name: /Step forward/ }).click();
+  await expectCountersAt(page, flashSteps(), 1, 'after the error');
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+test('keyboard: arrows step, Home resets, Space plays; focus is visible', async () => {
+  const { page, problems, close } = await site.open(`${VIZ}#step=0`);
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await stepFromUrl(page), 2);
+  await page.keyboard.press('Home');
+  assert.equal(await stepFromUrl(page), 0);
+  await page.keyboard.press('Tab');
+  assert.notEqual(await page.evaluate(() => getComputedStyle(document.activeElement).outlineStyle), 'none');
+  await page.locator('body').click({ position: { x: 2, y: 2 } });
+  await page.keyboard.press('+');
+  await page.keyboard.press('+');
+  await page.keyboard.press(' ');
+  await page.waitForFunction(() => Number(location.hash.match(/step=(\d+)/)[1]) >= 3, null, { timeout: 5000 });
+  await page.keyboard.press(' ');  // pause
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+test('reduced motion: counters snap to their values and entry animations are off', async () => {
+  const { page, problems, close } = await site.open(`${VIZ}#step=3`, { reducedMotion: 'reduce' });
+  const steps = flashSteps();
+  await page.getByRole('button', { name: /Step forward/ }).click();
+  // No glide: the text is final right away.
+  assert.equal(await page.getByTestId('flops').locator('[data-value]').textContent(), steps[4].flops.toLocaleString('en-US'));
+  assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector('.viz')).animationName), 'none');
+  assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector('.stage')).animationName), 'none');
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+test('at 375 px nothing overflows, panels stack and secondary controls fold behind a toggle', async () => {
+  const { page, problems, close } = await site.open(`${VIZ}#step=8`, { viewport: { width: 375, height: 812 } });
+  assert.equal(await horizontalOverflow(page), 0);
+  assert.equal(await page.locator('select[name="br"]').isVisible(), false);
+  await page.getByRole('button', { name: 'More controls' }).click();
+  assert.equal(await page.locator('select[name="br"]').isVisible(), true);
+  assert.equal(await horizontalOverflow(page), 0);
+  // The row table replaces the stage's m and ℓ columns; its values are the trace's.
+  const s = flashSteps()[8];
+  assert.equal(await settled(page.getByTestId(`m-${s.rowBegin + 1}`)), shown(s.m[0]));
+  await page.waitForTimeout(600);
+  await screenshot(page, 'flash-attention-tiling-375');
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+test('interaction time over a scripted sweep of the controls (p95 printed)', async () => {
+  const { page, problems, close } = await site.open(`${VIZ}#step=0`);
+  // Two measures per interaction. Wall: from dispatch through Preact's render (microtasks and a
+  // macrotask) to a forced style and layout. CPU: from a Chromium trace, the main thread's CPU time
+  // (tdur) of the task that handled the interaction plus the next task that painted a frame; the
+  // wall time also counts waiting for a core on a shared machine, the CPU time does not.
+  const cdp = await page.context().newCDPSession(page);
+  const events = [];
+  cdp.on('Tracing.dataCollected', ({ value }) => events.push(...value));
+  const traced = new Promise((r) => cdp.once('Tracing.tracingComplete', r));
+  await cdp.send('Tracing.start', { traceConfig: { includedCategories: ['devtools.timeline', 'blink.user_timing', 'toplevel'] }, transferMode: 'ReportEvents' });
+  const wall = await page.evaluate(async () => {
+    const q = (sel) => document.querySelector(sel);
+    const byText = (text) => [...document.querySelectorAll('button')].find((b) => b.textContent.trim() === text);
+    const select = (name, value) => { const s = q(`select[name="${name}"]`); s.value = value; s.dispatchEvent(new Event('change', { bubbles: true })); };
+    const scrub = (v) => { const r = q('.scrubber input'); r.value = String(v); r.dispatchEvent(new Event('input', { bubbles: true })); };
+    const next = () => q('button[aria-label^="Step forward"]').click();
+    const prev = () => q('button[aria-label^="Step back"]').click();
+    const actions = [];
+    const add = (name, fn) => actions.push([name, fn]);
+    for (let i = 0; i < 12; i++) add('step forward', next);
+    add('mode: standard', () => byText('Standard attention').click());
+    add('step forward', next); add('step forward', next); add('step back', prev);
+    add('mode: flash', () => byText('FlashAttention').click());
+    add('causal on', () => q('.check input').click()); add('step forward', next); add('causal off', () => q('.check input').click());
+    add('order: fa1', () => byText('FA1: K/V blocks outer').click()); add('step forward', next); add('order: fa2', () => byText('FA2: Q blocks outer').click());
+    add('Br 8', () => select('br', '8')); add('Br 4', () => select('br', '4')); add('Bc 2', () => select('bc', '2')); add('Bc 4', () => select('bc', '4'));
+    add('d 8', () => select('d', '8')); add('d 4', () => select('d', '4')); add('N 32', () => select('n', '32')); add('N 16', () => select('n', '16'));
+    add('scrub', () => scrub(18)); add('scrub', () => scrub(5));
+    for (let i = 0; i < 8; i++) add('step back', prev);
+    const out = [];
+    for (const [i, [, act]] of actions.entries()) {
+      await new Promise((r) => setTimeout(r, 120));
+      performance.mark(`act-${i}`);
+      const t0 = performance.now();
+      act();
+      await new Promise((r) => setTimeout(r, 0));
+      document.body.getBoundingClientRect();
+      out.push(performance.now() - t0);
+    }
+    return { out, names: actions.map(([name]) => name) };
+  });
+  const { out: wallTimes, names } = wall;
+  await page.waitForTimeout(200);
+  await cdp.send('Tracing.end');
+  await traced;
+  const marks = events.filter((e) => e.name.startsWith('act-') && e.cat.includes('blink.user_timing')).sort((a, b) => a.ts - b.ts);
+  const main = (e) => e.pid === marks[0].pid && e.tid === marks[0].tid;
+  const tasks = events.filter((e) => main(e) && e.ph === 'X' && e.name === 'ThreadControllerImpl::RunTask').sort((a, b) => a.ts - b.ts);
+  const frames = events.filter((e) => main(e) && e.ph === 'X' && e.name === 'Paint');
+  const cpu = marks.map((m) => {
+    const k = tasks.findIndex((t) => t.ts <= m.ts && m.ts <= t.ts + t.dur);
+    let total = tasks[k].tdur;
+    const frame = tasks.slice(k + 1).find((t) => frames.some((f) => f.ts >= t.ts && f.ts <= t.ts + t.dur));
+    if (frame) total += frame.tdur;
+    return total / 1000;
+  });
+  const p95 = (xs) => { const s = [...xs].sort((x, y) => x - y); return s[Math.min(s.length - 1, Math.ceil(0.95 * s.length) - 1)]; };
+  const median = (xs) => [...xs].sort((x, y) => x - y)[xs.length >> 1];
+  const slowest = cpu.map((t, i) => [t, names[i]]).sort((a, b) => b[0] - a[0]).slice(0, 3).map(([t, n]) => `${n} ${t.toFixed(1)} ms`).join(', ');
+  console.log(`flash-attention-tiling, ${wallTimes.length} interactions at default size: wall p95 = ${p95(wallTimes).toFixed(1)} ms (median ${median(wallTimes).toFixed(1)}); main-thread CPU incl. first paint p95 = ${p95(cpu).toFixed(1)} ms (median ${median(cpu).toFixed(1)}); slowest (CPU): ${slowest}`);
+  assert.equal(cpu.length, wallTimes.length);
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+test('embedded in an iframe (as the viz shortcode does) it runs and hides its own title', async () => {
+  const { page, problems, close } = await site.open('/');
+  await page.evaluate((src) => {
+    const frame = document.createElement('iframe');
+    frame.src = src;
+    frame.style.cssText = 'width: 960px; height: 540px';
+    document.body.append(frame);
+  }, VIZ + '#step=8');
+  const frame = page.frameLocator('iframe[src*="flash-attention-tiling"]');
+  await frame.locator('.stage').waitFor();
+  assert.equal(await frame.locator('.viz-header h1').evaluate((h) => getComputedStyle(h).position), 'absolute');
+  assert.equal(await frame.getByTestId('m-5').textContent(), shown(flashSteps()[8].m[0]));
+  assert.deepEqual(problems, []);
+  await close();
+});
