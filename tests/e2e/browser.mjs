@@ -42,25 +42,37 @@ export async function screenshot(page, name) {
 export const horizontalOverflow = (page) =>
   page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 
-// Interaction latency: clicks each element matched by `selector` in turn (`rounds` times over) and
-// measures, in the page, from the click to the end of the re-render and layout it causes. Returns
-// the samples' 95th percentile in milliseconds (printed by the caller; timings are reported, not
-// asserted, since a loaded CI machine is slower than a reader's laptop).
-export async function interactionP95(page, selector, rounds = 3) {
-  const samples = await page.evaluate(async ([sel, n]) => {
+// Interaction latency over a scripted sweep of a figure's controls. `sweep` runs in the page and
+// receives `time(act)`, which performs one interaction and records the time from it to the end of
+// the re-render and layout it causes (Preact renders after a task; layout is then forced). Returns
+// the samples in milliseconds. Timings are printed by the tests, not asserted: a loaded CI machine
+// is slower than a reader's laptop.
+export async function sweepTimes(page, sweep) {
+  return page.evaluate(`(async () => {
+    const settle = () => new Promise((r) => { const c = new MessageChannel(); c.port1.onmessage = r; c.port2.postMessage(0); });
     const out = [];
-    const targets = [...document.querySelectorAll(sel)];
-    for (let r = 0; r < n; r++) {
-      for (const el of targets) {
-        const t0 = performance.now();
-        el.click();
-        await new Promise((resolve) => setTimeout(resolve, 0));  // let the batched render run
-        void document.body.offsetHeight;                           // force style and layout
-        out.push(performance.now() - t0);
-      }
-    }
+    const time = async (act) => { const t0 = performance.now(); act(); await settle(); document.body.getBoundingClientRect(); out.push(performance.now() - t0); };
+    await (${sweep.toString()})(time);
     return out;
-  }, [selector, rounds]);
-  samples.sort((a, b) => a - b);
-  return samples[Math.min(samples.length - 1, Math.ceil(0.95 * samples.length) - 1)];
+  })()`);
 }
+
+// Intervals between animation frames while the figure plays (started by its Play button).
+export async function playingFrameIntervals(page, frames = 90) {
+  return page.evaluate(async (n) => {
+    document.querySelector('button[aria-label^="Play"]').click();
+    const gaps = [];
+    let last = performance.now();
+    await new Promise((done) => {
+      const tick = (now) => { gaps.push(now - last); last = now; if (gaps.length < n) requestAnimationFrame(tick); else done(); };
+      requestAnimationFrame(tick);
+    });
+    return gaps.slice(2);
+  }, frames);
+}
+
+export const percentile = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(p * xs.length) - 1)];
+
+// One line for the log: how many interactions, median and p95.
+export const timingSummary = (name, xs) =>
+  `${name}: ${xs.length} interactions, median ${percentile(xs, 0.5).toFixed(1)} ms, p95 ${percentile(xs, 0.95).toFixed(1)} ms`;

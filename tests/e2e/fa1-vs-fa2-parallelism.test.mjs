@@ -6,7 +6,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadModule } from '../wasm/load.mjs';
-import { horizontalOverflow, screenshot, startSite } from './browser.mjs';
+import { horizontalOverflow, percentile, playingFrameIntervals, screenshot, startSite, sweepTimes, timingSummary } from './browser.mjs';
 
 const VIZ = '/visualizations/fa1-vs-fa2-parallelism/';
 let site;
@@ -129,12 +129,9 @@ test('at 375 px nothing overflows and secondary controls fold', async () => {
 
 test('interaction timing: p95 of a scripted sweep of the controls (printed, not asserted)', async () => {
   const { page, problems, close } = await site.open(VIZ);
-  const times = await page.evaluate(async () => {
-    const settle = () => new Promise((r) => { const c = new MessageChannel(); c.port1.onmessage = r; c.port2.postMessage(0); });
+  const times = await sweepTimes(page, async (time) => {
     const batch = document.querySelector('input[aria-label="Batch size"]');
     const heads = document.querySelector('select[aria-label="Heads"]');
-    const out = [];
-    const time = async (act) => { const t0 = performance.now(); act(); await settle(); document.body.getBoundingClientRect(); out.push(performance.now() - t0); };
     for (let round = 0; round < 2; round++) {
       for (const b of [1, 2, 3, 4, 6, 8, 2, 1]) await time(() => { batch.value = String(b); batch.dispatchEvent(new Event('input', { bubbles: true })); });
       for (const h of ['8', '12', '16']) await time(() => { heads.value = h; heads.dispatchEvent(new Event('change', { bubbles: true })); });
@@ -142,21 +139,10 @@ test('interaction timing: p95 of a scripted sweep of the controls (printed, not 
       for (let i = 0; i < 5; i++) await time(() => document.querySelector('button[aria-label^="Step forward"]').click());
       for (let i = 0; i < 5; i++) await time(() => document.querySelector('button[aria-label^="Step back"]').click());
     }
-    return out;
   });
   await page.keyboard.press('Home');
-  const frames = await page.evaluate(async () => {
-    document.querySelector('button[aria-label^="Play"]').click();
-    const gaps = [];
-    let last = performance.now();
-    await new Promise((done) => {
-      const tick = (now) => { gaps.push(now - last); last = now; if (gaps.length < 90) requestAnimationFrame(tick); else done(); };
-      requestAnimationFrame(tick);
-    });
-    return gaps.slice(2);
-  });
-  const q = (xs, p) => [...xs].sort((a, b) => a - b)[Math.floor(p * (xs.length - 1))];
-  console.log(`fa1-vs-fa2-parallelism: ${times.length} interactions at default sizes (batch <= 8), median ${q(times, 0.5).toFixed(1)} ms, p95 ${q(times, 0.95).toFixed(1)} ms; playing: p95 frame interval ${q(frames, 0.95).toFixed(1)} ms`);
+  const frames = await playingFrameIntervals(page);
+  console.log(`${timingSummary('fa1-vs-fa2-parallelism (batch <= 8)', times)}; playing: p95 frame interval ${percentile(frames, 0.95).toFixed(1)} ms`);
   assert.deepEqual(problems, []);
   await close();
 });

@@ -4,7 +4,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadModule } from '../wasm/load.mjs';
-import { horizontalOverflow, interactionP95, screenshot, startSite } from './browser.mjs';
+import { horizontalOverflow, screenshot, startSite, sweepTimes, timingSummary } from './browser.mjs';
 
 const VIZ = '/visualizations/fa3-warp-specialization/';
 let site;
@@ -98,8 +98,20 @@ test('reduced motion and 375 px: no animation, no horizontal overflow, secondary
 
 test('interaction latency: switching schedules recomputes and lays out quickly', async () => {
   const { page, problems, close } = await site.open(VIZ);
-  const p95 = await interactionP95(page, '.schedules button', 5);
-  console.log(`fa3-warp-specialization: p95 interaction ${p95.toFixed(1)} ms (schedule switches, 20 samples)`);
+  const times = await sweepTimes(page, async (time) => {
+    const select = (label, value) => {
+      const el = [...document.querySelectorAll('label')].find((l) => l.textContent.startsWith(label)).querySelector('select');
+      el.value = value;
+      el.dispatchEvent(new Event('change', { bubbles: true }));
+    };
+    for (let round = 0; round < 3; round++) {
+      for (const b of document.querySelectorAll('.schedules button')) await time(() => b.click());
+      for (const d of ['64', '256', '128']) await time(() => select('Head dim', d));
+      for (const g of ['h100-pcie', 'h100-sxm']) await time(() => select('GPU', g));
+      for (let i = 0; i < 5; i++) await time(() => document.querySelector('button[aria-label^="Step back"]').click());
+    }
+  });
+  console.log(timingSummary('fa3-warp-specialization', times));
   assert.deepEqual(problems, []);
   await close();
 });

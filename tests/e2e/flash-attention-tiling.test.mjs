@@ -5,7 +5,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadModule } from '../wasm/load.mjs';
-import { horizontalOverflow, screenshot, startSite } from './browser.mjs';
+import { horizontalOverflow, screenshot, startSite, sweepTimes, timingSummary } from './browser.mjs';
 
 const VIZ = '/visualizations/flash-attention-tiling/';
 let site;
@@ -197,66 +197,24 @@ test('at 375 px nothing overflows, panels stack and secondary controls fold behi
 
 test('interaction time over a scripted sweep of the controls (p95 printed)', async () => {
   const { page, problems, close } = await site.open(`${VIZ}#step=0`);
-  // Two measures per interaction. Wall: from dispatch through Preact's render (microtasks and a
-  // macrotask) to a forced style and layout. CPU: from a Chromium trace, the main thread's CPU time
-  // (tdur) of the task that handled the interaction plus the next task that painted a frame; the
-  // wall time also counts waiting for a core on a shared machine, the CPU time does not.
-  const cdp = await page.context().newCDPSession(page);
-  const events = [];
-  cdp.on('Tracing.dataCollected', ({ value }) => events.push(...value));
-  const traced = new Promise((r) => cdp.once('Tracing.tracingComplete', r));
-  await cdp.send('Tracing.start', { traceConfig: { includedCategories: ['devtools.timeline', 'blink.user_timing', 'toplevel'] }, transferMode: 'ReportEvents' });
-  const wall = await page.evaluate(async () => {
+  const times = await sweepTimes(page, async (time) => {
     const q = (sel) => document.querySelector(sel);
     const byText = (text) => [...document.querySelectorAll('button')].find((b) => b.textContent.trim() === text);
     const select = (name, value) => { const s = q(`select[name="${name}"]`); s.value = value; s.dispatchEvent(new Event('change', { bubbles: true })); };
     const scrub = (v) => { const r = q('.scrubber input'); r.value = String(v); r.dispatchEvent(new Event('input', { bubbles: true })); };
     const next = () => q('button[aria-label^="Step forward"]').click();
     const prev = () => q('button[aria-label^="Step back"]').click();
-    const actions = [];
-    const add = (name, fn) => actions.push([name, fn]);
-    for (let i = 0; i < 12; i++) add('step forward', next);
-    add('mode: standard', () => byText('Standard attention').click());
-    add('step forward', next); add('step forward', next); add('step back', prev);
-    add('mode: flash', () => byText('FlashAttention').click());
-    add('causal on', () => q('.check input').click()); add('step forward', next); add('causal off', () => q('.check input').click());
-    add('order: fa1', () => byText('FA1: K/V blocks outer').click()); add('step forward', next); add('order: fa2', () => byText('FA2: Q blocks outer').click());
-    add('Br 8', () => select('br', '8')); add('Br 4', () => select('br', '4')); add('Bc 2', () => select('bc', '2')); add('Bc 4', () => select('bc', '4'));
-    add('d 8', () => select('d', '8')); add('d 4', () => select('d', '4')); add('N 32', () => select('n', '32')); add('N 16', () => select('n', '16'));
-    add('scrub', () => scrub(18)); add('scrub', () => scrub(5));
-    for (let i = 0; i < 8; i++) add('step back', prev);
-    const out = [];
-    for (const [i, [, act]] of actions.entries()) {
-      await new Promise((r) => setTimeout(r, 120));
-      performance.mark(`act-${i}`);
-      const t0 = performance.now();
-      act();
-      await new Promise((r) => setTimeout(r, 0));
-      document.body.getBoundingClientRect();
-      out.push(performance.now() - t0);
-    }
-    return { out, names: actions.map(([name]) => name) };
+    for (let i = 0; i < 12; i++) await time(next);
+    await time(() => byText('Standard attention').click());
+    for (const act of [next, next, prev]) await time(act);
+    await time(() => byText('FlashAttention').click());
+    for (const act of [() => q('.check input').click(), next, () => q('.check input').click()]) await time(act);
+    for (const act of [() => byText('FA1: K/V blocks outer').click(), next, () => byText('FA2: Q blocks outer').click()]) await time(act);
+    for (const [name, value] of [['br', '8'], ['br', '4'], ['bc', '2'], ['bc', '4'], ['d', '8'], ['d', '4'], ['n', '32'], ['n', '16']]) await time(() => select(name, value));
+    for (const v of [18, 5]) await time(() => scrub(v));
+    for (let i = 0; i < 8; i++) await time(prev);
   });
-  const { out: wallTimes, names } = wall;
-  await page.waitForTimeout(200);
-  await cdp.send('Tracing.end');
-  await traced;
-  const marks = events.filter((e) => e.name.startsWith('act-') && e.cat.includes('blink.user_timing')).sort((a, b) => a.ts - b.ts);
-  const main = (e) => e.pid === marks[0].pid && e.tid === marks[0].tid;
-  const tasks = events.filter((e) => main(e) && e.ph === 'X' && e.name === 'ThreadControllerImpl::RunTask').sort((a, b) => a.ts - b.ts);
-  const frames = events.filter((e) => main(e) && e.ph === 'X' && e.name === 'Paint');
-  const cpu = marks.map((m) => {
-    const k = tasks.findIndex((t) => t.ts <= m.ts && m.ts <= t.ts + t.dur);
-    let total = tasks[k].tdur;
-    const frame = tasks.slice(k + 1).find((t) => frames.some((f) => f.ts >= t.ts && f.ts <= t.ts + t.dur));
-    if (frame) total += frame.tdur;
-    return total / 1000;
-  });
-  const p95 = (xs) => { const s = [...xs].sort((x, y) => x - y); return s[Math.min(s.length - 1, Math.ceil(0.95 * s.length) - 1)]; };
-  const median = (xs) => [...xs].sort((x, y) => x - y)[xs.length >> 1];
-  const slowest = cpu.map((t, i) => [t, names[i]]).sort((a, b) => b[0] - a[0]).slice(0, 3).map(([t, n]) => `${n} ${t.toFixed(1)} ms`).join(', ');
-  console.log(`flash-attention-tiling, ${wallTimes.length} interactions at default size: wall p95 = ${p95(wallTimes).toFixed(1)} ms (median ${median(wallTimes).toFixed(1)}); main-thread CPU incl. first paint p95 = ${p95(cpu).toFixed(1)} ms (median ${median(cpu).toFixed(1)}); slowest (CPU): ${slowest}`);
-  assert.equal(cpu.length, wallTimes.length);
+  console.log(timingSummary('flash-attention-tiling (default size)', times));
   assert.deepEqual(problems, []);
   await close();
 });

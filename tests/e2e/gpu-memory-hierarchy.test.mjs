@@ -5,7 +5,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadModule } from '../wasm/load.mjs';
-import { horizontalOverflow, screenshot, startSite } from './browser.mjs';
+import { horizontalOverflow, percentile, playingFrameIntervals, screenshot, startSite, sweepTimes, timingSummary } from './browser.mjs';
 
 const VIZ = '/visualizations/gpu-memory-hierarchy/';
 let site;
@@ -129,36 +129,20 @@ test('at 375 px nothing overflows and secondary controls fold', async () => {
 
 test('interaction timing: p95 of a scripted sweep of the controls (printed, not asserted)', async () => {
   const { page, problems, close } = await site.open(VIZ);
-  const times = await page.evaluate(async () => {
-    const settle = () => new Promise((r) => { const c = new MessageChannel(); c.port1.onmessage = r; c.port2.postMessage(0); });
+  const times = await sweepTimes(page, async (time) => {
     const slider = document.querySelector('input[type="range"][aria-label="Sequence length N"]');
     const d = document.querySelector('select[aria-label="Head dimension d"]');
     const radios = [...document.querySelectorAll('[role="radio"]')];
-    const out = [];
-    const time = async (act) => { const t0 = performance.now(); act(); await settle(); document.body.getBoundingClientRect(); out.push(performance.now() - t0); };
     for (let round = 0; round < 3; round++) {
       for (let i = 0; i < 8; i++) await time(() => { slider.value = String(i); slider.dispatchEvent(new Event('input', { bubbles: true })); });
       for (const v of ['128', '256', '64']) await time(() => { d.value = v; d.dispatchEvent(new Event('change', { bubbles: true })); });
       for (const r of radios) await time(() => r.click());
       for (let i = 0; i < 5; i++) await time(() => document.querySelector('button[aria-label^="Step back"]').click());
     }
-    return out;
   });
-  // Frame intervals while playing.
   await page.keyboard.press('Home');
-  const frames = await page.evaluate(async () => {
-    document.querySelector('button[aria-label^="Play"]').click();
-    const gaps = [];
-    let last = performance.now();
-    await new Promise((done) => {
-      const tick = (now) => { gaps.push(now - last); last = now; if (gaps.length < 90) requestAnimationFrame(tick); else done(); };
-      requestAnimationFrame(tick);
-    });
-    return gaps.slice(2);
-  });
-  const q = (xs, p) => [...xs].sort((a, b) => a - b)[Math.floor(p * (xs.length - 1))];
-  const p95 = (xs) => q(xs, 0.95);
-  console.log(`gpu-memory-hierarchy: ${times.length} interactions, median ${q(times, 0.5).toFixed(1)} ms, p95 ${p95(times).toFixed(1)} ms, max ${Math.max(...times).toFixed(1)} ms; playing: p95 frame interval ${p95(frames).toFixed(1)} ms`);
+  const frames = await playingFrameIntervals(page);
+  console.log(`${timingSummary('gpu-memory-hierarchy', times)}; playing: p95 frame interval ${percentile(frames, 0.95).toFixed(1)} ms`);
   assert.deepEqual(problems, []);
   await close();
 });

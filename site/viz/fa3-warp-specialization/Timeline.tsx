@@ -4,8 +4,8 @@
 // cursor is lit. A bar's height is the share of its hardware unit it gets: consumers running in
 // lockstep split the tensor cores, so their bars are half height.
 import type { Fa3Segment } from '../../../wasm/load';
-import { useWidth } from './useWidth';
 import { colors } from '../shared/theme';
+import { useResize } from '../shared/useResize';
 import { laneOf, micros, OP_LABELS, type Figure } from './model';
 
 const LANE_H = 30;
@@ -26,7 +26,7 @@ function ticks(maxS: number): number[] {
 }
 
 export function Timeline({ fig, cursorS }: { fig: Figure; cursorS: number }) {
-  const [ref, width] = useWidth<HTMLDivElement>();
+  const [ref, { width }] = useResize<HTMLDivElement>();
   const labelW = width < 480 ? 84 : 96;
   const plotW = Math.max(width - labelW - 12, 60);
   // The longest schedule sets the scale, so every schedule is drawn against the same clock.
