@@ -3,9 +3,10 @@
 // these declarations.
 import type { ModuleOptions, RandomApi } from '../common/types';
 import type { ApproxApi } from './approx';
+import type { ClassicApi } from './classic';
 import type { SparseApi } from './sparse';
 
-export interface AttnClassic extends RandomApi, SparseApi, ApproxApi {}
+export interface AttnClassic extends RandomApi, ClassicApi, SparseApi, ApproxApi {}
 
 declare function createAttnModule(options?: ModuleOptions): Promise<AttnClassic>;
 export default createAttnModule;
