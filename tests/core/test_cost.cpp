@@ -61,10 +61,15 @@ TEST_CASE("cost: GPU presets have the agreed ids, unique, every number sourced")
         CHECK_FALSE(g.architecture.empty());
         CHECK_FALSE(g.memory_type.empty());
         check_sourced(g.sm_count, "sm_count", false);
+        check_sourced(g.boost_clock_hz, "boost_clock_hz", false);
+        check_sourced(g.register_file_per_sm_bytes, "register_file_per_sm_bytes", false);
         check_sourced(g.sram_per_sm_bytes, "sram_per_sm_bytes", false);
         check_sourced(g.l2_bytes, "l2_bytes", false);
+        check_sourced(g.l2_bytes_per_s, "l2_bytes_per_s", false);
         check_sourced(g.hbm_bytes, "hbm_bytes", false);
         check_sourced(g.hbm_bytes_per_s, "hbm_bytes_per_s", false);
+        check_sourced(g.host_link_bytes_per_s, "host_link_bytes_per_s", false);
+        check_sourced(sram_bytes_per_s(g), "sram_bytes_per_s", false);
         check_sourced(g.fp32_flops, "fp32_flops", false);
         check_sourced(g.tf32_flops, "tf32_flops", true);
         check_sourced(g.fp16_flops, "fp16_flops", false);
@@ -79,11 +84,55 @@ TEST_CASE("cost: GPU presets have the agreed ids, unique, every number sourced")
         if (g.fp8_flops.value > 0) CHECK(g.fp8_flops.value >= g.fp16_flops.value);
         // Shared memory per SM is a whole number of KB.
         CHECK(std::fmod(g.sram_per_sm_bytes.value, 1024.0) == 0);
+        // Every SM of these architectures has 64 K 32-bit registers, more than its shared memory.
+        CHECK(g.register_file_per_sm_bytes.value == 256 * 1024);
+        CHECK(g.register_file_per_sm_bytes.value > g.sram_per_sm_bytes.value);
+        // Where both are known: SRAM outruns HBM, which outruns the host link, by an order of
+        // magnitude each; clocks are those of real GPUs (1-3 GHz).
+        const double sram_bw = sram_bytes_per_s(g).value;
+        if (!std::isnan(sram_bw)) CHECK(sram_bw > 5 * g.hbm_bytes_per_s.value);
+        if (!std::isnan(g.host_link_bytes_per_s.value)) CHECK(g.hbm_bytes_per_s.value > 10 * g.host_link_bytes_per_s.value);
+        if (!std::isnan(g.boost_clock_hz.value)) {
+            CHECK(g.boost_clock_hz.value > 1e9);
+            CHECK(g.boost_clock_hz.value < 3e9);
+        }
         CHECK(&gpu_preset(g.id) == &g);
     }
     CHECK(ids == expected);
     test::check_error([] { gpu_preset("a100"); }, "gpu: unknown preset 'a100'; valid ids are v100-sxm2-32gb, t4, a100-sxm-40gb");
     test::check_error([] { gpu_preset(""); }, "l40s");
+}
+
+TEST_CASE("cost: aggregate shared-memory bandwidth is 128 bytes per clock per SM") {
+    // CUDA C++ Programming Guide: 32 banks x 32 bits per clock. A100: 128 x 108 x 1.41 GHz.
+    const GpuPreset& a100 = gpu_preset("a100-sxm-80gb");
+    CHECK(sram_bytes_per_s(a100).value == 128.0 * 108 * 1410e6);
+    CHECK(starts_with(sram_bytes_per_s(a100).source, "derived: CUDA C++ Programming Guide"));
+    // H100 SXM: the whitepaper's boost clock is "Not finalized"; the datasheet's FP32 peak gives
+    // 67e12 / (132 x 128 x 2) = 1.983 GHz, so 128 x 132 x 1.983 GHz = 33.5 TB/s.
+    const GpuPreset& h100 = gpu_preset("h100-sxm");
+    CHECK(h100.boost_clock_hz.value == doctest::Approx(67e12 / (132 * 128 * 2)).epsilon(1e-12));
+    CHECK(sram_bytes_per_s(h100).value == doctest::Approx(128 * 67e12 / (128 * 2)).epsilon(1e-12));
+    // A derived boost clock reproduces the FP32 peak it came from; a printed one agrees with it.
+    for (const GpuPreset& g : gpu_presets()) {
+        INFO("gpu " << g.id);
+        if (std::isnan(g.boost_clock_hz.value)) continue;
+        const double lanes = g.architecture.find("sm_90") != std::string_view::npos ||
+                                     g.architecture.find("sm_89") != std::string_view::npos ? 128 : 64;
+        CHECK(g.sm_count.value * lanes * 2 * g.boost_clock_hz.value == doctest::Approx(g.fp32_flops.value).epsilon(0.01));
+    }
+    // Unpublished inputs give NaN with a reason; invalid ones are rejected.
+    CHECK(std::isnan(sram_bytes_per_s(gpu_preset("h200-sxm")).value));
+    CHECK(starts_with(sram_bytes_per_s(gpu_preset("h200-sxm")).source, "not published: the SM count"));
+    GpuPreset no_clock = a100;
+    no_clock.boost_clock_hz = {NAN, "not published: test"};
+    CHECK(starts_with(sram_bytes_per_s(no_clock).source, "not published: the boost clock"));
+    GpuPreset bad = a100;
+    bad.boost_clock_hz = {0, "test"};
+    test::check_error([&] { sram_bytes_per_s(bad); }, "gpu.boost_clock_hz must be a finite number > 0 or NaN");
+    bad = a100;
+    bad.sm_count = {-1, "test"};
+    test::check_error([&] { sram_bytes_per_s(bad); }, "gpu.sm_count must be a finite number > 0 or NaN");
 }
 
 TEST_CASE("cost: model presets are consistent and every number sourced") {

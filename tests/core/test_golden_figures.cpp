@@ -67,6 +67,40 @@ TEST_CASE("golden: the plan's hardware table and glossary against the presets") 
     }
 }
 
+TEST_CASE("golden: the FlashAttention paper's memory hierarchy against the presets") {
+    // Dao et al. 2022, Fig. 1 left, for the A100: "SRAM: 19 TB/s (20 MB)", "HBM: 1.5 TB/s (40 GB)".
+    // The derived shared-memory bandwidth (128 B/clock/SM x 108 SMs x 1410 MHz = 19.49 TB/s) is the
+    // paper's 19 TB/s; 20 MB is 108 SMs x 192 KB of combined L1/shared memory.
+    const GpuPreset& a40 = gpu_preset("a100-sxm-40gb");
+    const double sram = sram_bytes_per_s(a40).value;
+    CHECK(std::floor(sram / 1e12) == 19);
+    CHECK(sram == doctest::Approx(19.49e12).epsilon(1e-3));
+    CHECK(std::round(108 * 192 * KiB / MiB) == 20);
+    CHECK(std::floor(a40.hbm_bytes_per_s.value / 1e11) == 15);  // 1,555 GB/s
+    // The gap: about 12.5x on the 40GB part (13x with the paper's rounded 19 / 1.5), 9.6x on the
+    // 80GB part, 10x on the H100 SXM (33.5 TB/s against 3.35 TB/s).
+    CHECK(sram / a40.hbm_bytes_per_s.value == doctest::Approx(12.53).epsilon(1e-3));
+    const GpuPreset& a100 = gpu_preset("a100-sxm-80gb");
+    const GpuPreset& h100 = gpu_preset("h100-sxm");
+    CHECK(sram_bytes_per_s(a100).value / a100.hbm_bytes_per_s.value == doctest::Approx(9.559).epsilon(1e-3));
+    CHECK(sram_bytes_per_s(h100).value / h100.hbm_bytes_per_s.value == doctest::Approx(10.0).epsilon(1e-9));
+    // Registers: 256 KB per SM (A100 whitepaper Table 4, H100 whitepaper Table 3); boost clock
+    // 1410 MHz (A100 Table 4); host links as the datasheets print them, both directions together:
+    // "PCIe Gen4: 64GB/s" (A100) and "PCIe Gen5: 128GB/s" (H100; the H100 whitepaper: 64 GB/sec
+    // in each direction). L2 bandwidth is not published for either.
+    CHECK(a100.register_file_per_sm_bytes.value == 256 * KiB);
+    CHECK(h100.register_file_per_sm_bytes.value == 256 * KiB);
+    CHECK(a100.boost_clock_hz.value == 1410e6);
+    CHECK(a100.host_link_bytes_per_s.value == 64e9);
+    CHECK(a40.host_link_bytes_per_s.value == 64e9);
+    CHECK(h100.host_link_bytes_per_s.value == 128e9);
+    CHECK(std::isnan(a100.l2_bytes_per_s.value));
+    CHECK(std::isnan(h100.l2_bytes_per_s.value));
+    // HBM outruns the host link 32x (A100 80GB) and 26x (H100 SXM).
+    CHECK(std::round(a100.hbm_bytes_per_s.value / a100.host_link_bytes_per_s.value) == 32);
+    CHECK(std::round(h100.hbm_bytes_per_s.value / h100.host_link_bytes_per_s.value) == 26);
+}
+
 TEST_CASE("golden: utilisation figures of the FlashAttention papers against the presets' peaks") {
     // FA2 (Dao 2023), Sec. 3.1: A100 "max theoretical throughput of FP16/BF16 matmul is 312 TFLOPs/s,
     // but only 19.5 TFLOPs/s of non-matmul FP32" -- each non-matmul FLOP is 16x more expensive.

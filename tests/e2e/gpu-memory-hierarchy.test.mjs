@@ -33,10 +33,28 @@ test('totals, bound and preset numbers are the core\'s; FlashAttention mode swit
   // The preset's capacities, with the SM count.
   const a100 = core.gpuPreset('a100-sxm-80gb');
   assert.equal(await page.getByTestId('cap-sram').textContent(), `${a100.sramPerSmBytes.value / 1024} KiB × ${a100.smCount.value} SMs`);
-  assert.equal(await page.getByTestId('cap-registers').textContent(), '—');
+  assert.equal(await page.getByTestId('cap-registers').textContent(), `${a100.registerFilePerSmBytes.value / 1024} KiB × ${a100.smCount.value} SMs`);
+  // Bandwidths per level: the core's derived SRAM aggregate (128 B/clock/SM x 108 x 1410 MHz =
+  // 19.5 TB/s), HBM, the PCIe host link; L2 bandwidth is not published.
+  assert.equal(await page.getByTestId('bw-sram').textContent(), `${(a100.sramBytesPerS.value / 1e12).toFixed(1)} TB/s`);
+  assert.equal(await page.getByTestId('bw-host').textContent(), `${(a100.hostLinkBytesPerS.value / 1e9).toFixed(1)} GB/s`);
+  assert.equal(a100.l2BytesPerS.value, null);
+  assert.equal(await page.getByTestId('bw-l2').textContent(), 'not published');
+  // The SRAM / HBM gap is the core's ratio, and the lanes' dot speeds grow with log bandwidth.
+  const ratio = Number(await page.getByTestId('sram-hbm-ratio').getAttribute('data-ratio'));
+  near(ratio, a100.sramBytesPerS.value / a100.hbmBytesPerS.value, 'SRAM/HBM ratio');
+  assert.equal(await page.getByTestId('sram-hbm-ratio').textContent(), `${ratio.toFixed(1)}×`);
+  near(Number(await page.getByTestId('hbm-host-ratio').getAttribute('data-ratio')), a100.hbmBytesPerS.value / a100.hostLinkBytesPerS.value, 'HBM/host ratio');
+  const speed = async (id) => Number(await page.getByTestId(`lane-${id}`).getAttribute('data-speed'));
+  const [vs, vh, vp] = [await speed('sram'), await speed('hbm'), await speed('host')];
+  assert.ok(vs > vh && vh > vp && vp > 0, `lane speeds ${vs} ${vh} ${vp}`);
+  near(vs / vh, Math.log10(a100.sramBytesPerS.value / 1e9) / Math.log10(a100.hbmBytesPerS.value / 1e9), 'log-speed ratio');
   // Focusing a level shows its sources.
   await page.getByTestId('level-l2').focus();
   assert.match(await page.getByTestId('sources').textContent(), new RegExp(a100.l2Bytes.source.slice(0, 40).replace(/[()]/g, '\\$&')));
+  assert.ok((await page.getByTestId('sources').textContent()).includes(a100.l2BytesPerS.source));
+  await page.getByTestId('level-sram').focus();
+  assert.ok((await page.getByTestId('sources').textContent()).includes(a100.sramBytesPerS.source));
   await page.getByRole('radio', { name: 'FlashAttention' }).click();
   near(await seconds(page, 'total-time'), fl.timeS, 'flash time');
   near(Number(await page.getByTestId('hbm-total').getAttribute('data-bytes')), fl.hbmBytes, 'flash HBM bytes');
@@ -57,6 +75,8 @@ test('the URL hash restores GPU, N, d, heads, mode and the clock; the elapsed ti
   near(await seconds(page, 'elapsed'), (5 * std.timeS) / 20, 'elapsed at step 5');
   const h100 = core.gpuPreset('h100-sxm');
   assert.equal(await page.getByTestId('cap-sram').textContent(), `${h100.sramPerSmBytes.value / 1024} KiB × ${h100.smCount.value} SMs`);
+  near(Number(await page.getByTestId('sram-hbm-ratio').getAttribute('data-ratio')), h100.sramBytesPerS.value / h100.hbmBytesPerS.value, 'H100 SRAM/HBM ratio');
+  assert.equal(await page.getByTestId('bw-host').textContent(), '128 GB/s');
   assert.deepEqual(await hashOf(page), { gpu: 'h100-sxm', n: '8192', d: '128', heads: '8', mode: 'standard', step: '5' });
   // Mid-run, the narration quotes the bytes moved so far.
   assert.match(await page.getByTestId('narration').textContent(), /read from HBM and .* written so far/);

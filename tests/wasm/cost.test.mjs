@@ -26,8 +26,8 @@ test('gpuPresets / gpuPreset: the agreed ids, every number sourced, unknown ids 
   assert.deepEqual(presets.map((g) => g.id), GPU_IDS);
   for (const g of presets) {
     assert.deepEqual(core.gpuPreset(g.id), g);
-    for (const key of ['smCount', 'sramPerSmBytes', 'l2Bytes', 'hbmBytes', 'hbmBytesPerS', 'fp32Flops', 'tf32Flops',
-      'fp16Flops', 'fp8Flops']) {
+    for (const key of ['smCount', 'boostClockHz', 'registerFilePerSmBytes', 'sramPerSmBytes', 'sramBytesPerS', 'l2Bytes',
+      'l2BytesPerS', 'hbmBytes', 'hbmBytesPerS', 'hostLinkBytesPerS', 'fp32Flops', 'tf32Flops', 'fp16Flops', 'fp8Flops']) {
       const { value, source } = g[key];
       assert.ok(source.length > 0, `${g.id}.${key} has no source`);
       if (value === null) assert.match(source, /^not published/);
@@ -41,7 +41,20 @@ test('gpuPresets / gpuPreset: the agreed ids, every number sourced, unknown ids 
   assert.equal(a100.sramPerSmBytes.value, 164 * 1024);
   assert.equal(a100.fp16Flops.value, 312e12);
   assert.equal(a100.fp8Flops.value, 0);
+  assert.equal(a100.registerFilePerSmBytes.value, 256 * 1024);
+  assert.equal(a100.boostClockHz.value, 1410e6);
+  // 128 bytes per clock per SM x 108 SMs x 1410 MHz: the FlashAttention paper's "SRAM: 19 TB/s".
+  assert.equal(a100.sramBytesPerS.value, 128 * 108 * 1410e6);
+  assert.match(a100.sramBytesPerS.source, /^derived: CUDA C\+\+ Programming Guide/);
+  assert.equal(a100.hostLinkBytesPerS.value, 64e9);
+  assert.equal(a100.l2BytesPerS.value, null);
+  assert.match(a100.l2BytesPerS.source, /^not published: .*2\.3x/);
+  const h100 = core.gpuPreset('h100-sxm');
+  assert.equal(h100.hostLinkBytesPerS.value, 128e9);
+  assert.ok(Math.abs(h100.sramBytesPerS.value / h100.hbmBytesPerS.value - 10) < 1e-9);
   assert.equal(core.gpuPreset('h200-sxm').smCount.value, null);
+  assert.equal(core.gpuPreset('h200-sxm').sramBytesPerS.value, null);
+  assert.match(core.gpuPreset('h200-sxm').sramBytesPerS.source, /^not published: the SM count/);
   throwsThenRecovers(() => core.gpuPreset('a100'), /gpu: unknown preset 'a100'; valid ids are v100-sxm2-32gb, t4/);
   throwsThenRecovers(() => core.gpuPreset(42), /gpu: must be a string/);
 });

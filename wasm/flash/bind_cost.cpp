@@ -115,10 +115,15 @@ val gpu_to_js(const GpuPreset& g) {
     o.set("architecture", val(std::string(g.architecture)));
     o.set("memoryType", val(std::string(g.memory_type)));
     o.set("smCount", sourced_to_js(g.sm_count));
+    o.set("boostClockHz", sourced_to_js(g.boost_clock_hz));
+    o.set("registerFilePerSmBytes", sourced_to_js(g.register_file_per_sm_bytes));
     o.set("sramPerSmBytes", sourced_to_js(g.sram_per_sm_bytes));
+    o.set("sramBytesPerS", sourced_to_js(sram_bytes_per_s(g)));
     o.set("l2Bytes", sourced_to_js(g.l2_bytes));
+    o.set("l2BytesPerS", sourced_to_js(g.l2_bytes_per_s));
     o.set("hbmBytes", sourced_to_js(g.hbm_bytes));
     o.set("hbmBytesPerS", sourced_to_js(g.hbm_bytes_per_s));
+    o.set("hostLinkBytesPerS", sourced_to_js(g.host_link_bytes_per_s));
     o.set("fp32Flops", sourced_to_js(g.fp32_flops));
     o.set("tf32Flops", sourced_to_js(g.tf32_flops));
     o.set("fp16Flops", sourced_to_js(g.fp16_flops));

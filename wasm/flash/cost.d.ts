@@ -28,13 +28,23 @@ export interface GpuPresetInfo {
   /** Kind of device memory: "HBM2e", "GDDR6X", … */
   memoryType: string;
   smCount: SourcedNumber;
+  /** The clock NVIDIA computes peak rates at, Hz (printed, or derived from the FP32 peak; the source says which). */
+  boostClockHz: SourcedNumber;
+  /** 32-bit registers of one SM, bytes (256 KB on every preset). */
+  registerFilePerSmBytes: SourcedNumber;
   /** Largest shared memory one SM can give its thread blocks, bytes (binary KB). */
   sramPerSmBytes: SourcedNumber;
+  /** Aggregate shared-memory bandwidth of all SMs, bytes per second: 128 bytes per clock per SM x smCount x boostClockHz (derived by the core). */
+  sramBytesPerS: SourcedNumber;
   l2Bytes: SourcedNumber;
+  /** Aggregate L2 bandwidth, bytes per second: no cited document publishes it (null on every preset). */
+  l2BytesPerS: SourcedNumber;
   /** Device memory capacity, bytes (vendor GB = 1e9). */
   hbmBytes: SourcedNumber;
   /** Device memory bandwidth, bytes per second. */
   hbmBytesPerS: SourcedNumber;
+  /** Link to host memory (PCIe) as the datasheet prints it, both directions together, bytes per second. */
+  hostLinkBytesPerS: SourcedNumber;
   /** Dense FP32 on CUDA cores, FLOP/s. */
   fp32Flops: SourcedNumber;
   /** Dense TF32 tensor-core peak, FLOP/s. */

@@ -1,5 +1,6 @@
 // The GPU memory hierarchy and why attention is memory-bound: registers, SRAM, L2, HBM and host
-// memory with the preset's capacities and bandwidth (and their sources), and one attention forward
+// memory with the preset's capacities and bandwidths (and their sources), the bandwidth gap between
+// the links drawn on a log scale with the SRAM/HBM and HBM/PCIe ratios, and one attention forward
 // played against a stopwatch: standard attention sends S and P through HBM and back, FlashAttention
 // keeps them on chip. Every number comes from the core's cost model. Only the components that
 // draw the clock read it, so playback re-renders them and not the whole figure.
@@ -11,6 +12,7 @@ import { colors } from '../shared/theme';
 import { useState } from 'preact/hooks';
 import { Controls } from './Controls';
 import { Diagram } from './Diagram';
+import { Gap } from './Gap';
 import { Levels } from './Levels';
 import { fmtDecimal, STANDARD_DOTS } from './model';
 import { Narration } from './narration';
@@ -34,10 +36,12 @@ export function App({ state }: { state: FigureState }) {
             { swatch: colors.hbm, label: 'S or P crossing the HBM link' },
             { swatch: colors.active, label: 'Q, K, V or O crossing it' },
             { swatch: colors.sram, label: 'SM computing (share = tensor-core busy time)' },
+            { swatch: colors.muted, label: 'Bandwidth lanes: length and dot speed ∝ log₁₀ of the link’s bandwidth' },
           ]} />
           <p class="scale-note">Each dot ≈ {fmtDecimal(fig.standard.hbmBytes / STANDARD_DOTS, 'B')}: the number of dots is proportional to the bytes the cost model counts; one stopwatch turn is the standard run.</p>
           <Diagram fig={fig} clock={clock} activeLevel={activeLevel} onLevel={setActiveLevel} />
           <Stopwatch fig={fig} clock={clock} />
+          <Gap fig={fig} active={activeLevel} onLevel={setActiveLevel} />
         </section>
         <Levels fig={fig} active={activeLevel} onLevel={setActiveLevel} />
       </div>

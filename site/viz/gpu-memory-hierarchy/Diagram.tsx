@@ -2,26 +2,29 @@
 // the HBM link (through L2, which every HBM byte passes) in proportion to the bytes the cost model
 // counts, S and P in red; the SMs light up for the share of the run the tensor cores are busy.
 import type { JSX } from 'preact';
+import type { SourcedNumber } from '../../../wasm/load';
 import { fmtBytes } from '../shared/format';
 import { GPUBlock, type GPUBlockLayout, type GPUPool } from '../shared/GPUBlock';
 import type { Clock } from '../shared/stepper';
 import { colors } from '../shared/theme';
 import { useResize } from '../shared/useResize';
-import { fmtDecimal, NOT_IN_PRESETS, progress, run, STANDARD_DOTS, tensorBusy, type Figure } from './model';
+import { missing } from './Levels';
+import { fmtDecimal, progress, run, STANDARD_DOTS, tensorBusy, type Figure } from './model';
 
-const sourceOf = (name: string, s: { value: number | null; source: string }) => `${name}: ${s.source}`;
+const sourceOf = (name: string, s: SourcedNumber) => `${name}: ${s.source}`;
+const bw = (s: SourcedNumber) => (s.value === null ? `BW ${missing(s)}` : fmtDecimal(s.value, 'B/s'));
 
 export function pools(fig: Figure): GPUPool[] {
   const p = fig.preset;
   return [
     { id: 'l2', label: 'L2 cache', color: colors.heads[1],
-      detail: [p.l2Bytes.value === null ? 'size —' : fmtBytes(p.l2Bytes.value, 0), 'BW —'],
-      title: `${sourceOf('Size', p.l2Bytes)}\nBandwidth: ${NOT_IN_PRESETS}` },
+      detail: [p.l2Bytes.value === null ? 'size —' : fmtBytes(p.l2Bytes.value, 0), bw(p.l2BytesPerS)],
+      title: `${sourceOf('Size', p.l2Bytes)}\n${sourceOf('Bandwidth', p.l2BytesPerS)}` },
     { id: 'hbm', label: p.memoryType, color: colors.hbm,
-      detail: [p.hbmBytes.value === null ? 'size —' : fmtDecimal(p.hbmBytes.value, 'B'),
-        p.hbmBytesPerS.value === null ? 'BW —' : fmtDecimal(p.hbmBytesPerS.value, 'B/s')],
+      detail: [p.hbmBytes.value === null ? 'size —' : fmtDecimal(p.hbmBytes.value, 'B'), bw(p.hbmBytesPerS)],
       title: `${sourceOf('Size', p.hbmBytes)}\n${sourceOf('Bandwidth', p.hbmBytesPerS)}` },
-    { id: 'host', label: 'Host DRAM', color: colors.muted, detail: ['size —', 'BW —'], title: `Host memory: ${NOT_IN_PRESETS}` },
+    { id: 'host', label: 'Host DRAM', color: colors.muted, detail: ['size: the server’s', `PCIe ${bw(p.hostLinkBytesPerS)}`],
+      title: `Host memory belongs to the server, not the GPU\n${sourceOf('Link (both directions)', p.hostLinkBytesPerS)}` },
   ];
 }
 

@@ -1,24 +1,25 @@
 // The memory levels, nearest the tensor cores first, with capacity and bandwidth from the preset
-// (or "—" where the preset has none), a log-scale capacity ruler that places this layer's S and P
+// ("not published" where no primary source gives one), a log-scale capacity ruler that places this layer's S and P
 // and FlashAttention's on-chip tile among them, and the sources of the level in focus.
 import { fmtBytes } from '../shared/format';
-import { levels, fmtDecimal, NOT_IN_PRESETS, type Figure, type Level } from './model';
+import type { SourcedNumber } from '../../../wasm/load';
+import { levels, fmtDecimal, type Figure, type Level } from './model';
 
 const LOG_MIN = 10, LOG_MAX = 40;  // the ruler spans 1 KiB .. 1 TiB (log2 bytes)
 const pos = (bytes: number) => `${(100 * (Math.min(Math.max(Math.log2(bytes), LOG_MIN), LOG_MAX) - LOG_MIN)) / (LOG_MAX - LOG_MIN)}%`;
 
+// A missing value says why: unpublished by any primary source, or not a property of the GPU.
+export const missing = (s: SourcedNumber) => (s.source.startsWith('not published') ? 'not published' : '—');
+
 function capacityText(l: Level, sms: number): string {
-  if (!l.capacity || l.capacity.value === null) return '—';
+  if (l.capacity.value === null) return missing(l.capacity);
   if (l.id === 'hbm') return fmtDecimal(l.capacity.value, 'B');
   return l.perSm ? `${fmtBytes(l.capacity.value, 0)} × ${sms} SMs` : fmtBytes(l.capacity.value, 0);
 }
 
-function sources(l: Level): string[] {
-  const out: string[] = [];
-  out.push(`Capacity: ${l.capacity ? l.capacity.source : NOT_IN_PRESETS}`);
-  out.push(`Bandwidth: ${l.bandwidth ? l.bandwidth.source : NOT_IN_PRESETS}`);
-  return out;
-}
+const bandwidthText = (l: Level) => (l.bandwidth.value === null ? missing(l.bandwidth) : fmtDecimal(l.bandwidth.value, 'B/s'));
+
+const sources = (l: Level) => [`Capacity: ${l.capacity.source}`, `Bandwidth (${l.link}): ${l.bandwidth.source}`];
 
 export function Levels({ fig, active, onLevel }: { fig: Figure; active: string; onLevel: (id: string) => void }) {
   const ls = levels(fig.preset);
@@ -29,17 +30,17 @@ export function Levels({ fig, active, onLevel }: { fig: Figure; active: string; 
   const sram = fig.preset.sramPerSmBytes.value;
   const focused = ls.find((l) => l.id === active) ?? ls[3];
   const markers = [
-    ...ls.filter((l) => l.capacity?.value).map((l) => ({ id: l.id, bytes: l.capacity!.value!, label: l.id === 'sram' ? 'SRAM/SM' : l.id === 'l2' ? 'L2' : 'HBM', cls: 'cap' })),
+    ...ls.filter((l) => l.id !== 'registers' && l.capacity.value).map((l) => ({ id: l.id, bytes: l.capacity.value!, label: l.id === 'sram' ? 'SRAM/SM' : l.id === 'l2' ? 'L2' : 'HBM', cls: 'cap' })),
   ];
   return (
     <section class="levels" aria-label="Memory levels">
       <ol class="level-list">
         {ls.map((l) => (
           <li key={l.id} class={`level ${l.id}${l.id === active ? ' active' : ''}`} tabIndex={0} data-testid={`level-${l.id}`}
-            onFocus={() => onLevel(l.id)} onMouseEnter={() => onLevel(l.id)} aria-describedby="level-sources">
+            onFocus={() => onLevel(l.id)} onMouseEnter={() => onLevel(l.id)} aria-describedby="level-sources" title={sources(l).join('\n')}>
             <span class="level-name">{l.name}<span class="level-where">{l.where}</span></span>
             <span class="level-cap" data-testid={`cap-${l.id}`}>{capacityText(l, sms)}</span>
-            <span class="level-bw" data-testid={`bw-${l.id}`}>{l.bandwidth?.value ? fmtDecimal(l.bandwidth.value, 'B/s') : '—'}</span>
+            <span class={`level-bw${l.bandwidth.value === null ? ' none' : ''}`} data-testid={`bw-${l.id}`}>{bandwidthText(l)}</span>
           </li>
         ))}
       </ol>

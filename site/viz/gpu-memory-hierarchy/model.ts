@@ -76,25 +76,46 @@ export interface Level {
   id: 'registers' | 'sram' | 'l2' | 'hbm' | 'host';
   name: string;
   where: string;
-  capacity: SourcedNumber | null;
-  /** Multiplier shown with the capacity (SRAM is per SM). */
+  capacity: SourcedNumber;
+  /** Multiplier shown with the capacity (registers and SRAM are per SM). */
   perSm: boolean;
-  bandwidth: SourcedNumber | null;
+  /** Bandwidth of the link that feeds this level's data towards the SMs. */
+  bandwidth: SourcedNumber;
+  /** Name of that link, for the bandwidth lanes. */
+  link: string;
 }
 
-// Registers, host memory and the on-chip bandwidths are not fields of the core's GPU presets:
-// the figure says so instead of printing a number without a source.
+// What the core's GPU presets do not hold, said instead of printing a number without a source.
+const absent = (why: string): SourcedNumber => ({ value: null, source: `not in the core’s GPU presets: ${why}` });
+
+// Every capacity and bandwidth comes from the preset, with its source; SRAM bandwidth is the
+// core's derived aggregate (sramBytesPerS). Unpublished values arrive as null with the reason.
 export function levels(p: GpuPresetInfo): Level[] {
   return [
-    { id: 'registers', name: 'Registers', where: 'in each SM, per thread', capacity: null, perSm: false, bandwidth: null },
-    { id: 'sram', name: 'SRAM (shared memory / L1)', where: 'in each SM', capacity: p.sramPerSmBytes, perSm: true, bandwidth: null },
-    { id: 'l2', name: 'L2 cache', where: 'on chip, shared by all SMs', capacity: p.l2Bytes, perSm: false, bandwidth: null },
-    { id: 'hbm', name: `HBM (${p.memoryType})`, where: 'off chip, on the package', capacity: p.hbmBytes, perSm: false, bandwidth: p.hbmBytesPerS },
-    { id: 'host', name: 'Host DRAM', where: 'CPU memory, over PCIe/NVLink', capacity: null, perSm: false, bandwidth: null },
+    { id: 'registers', name: 'Registers', where: 'in each SM, split among its threads', capacity: p.registerFilePerSmBytes, perSm: true,
+      bandwidth: absent('no document cited gives a register-file bandwidth'), link: 'registers ↔ cores' },
+    { id: 'sram', name: 'SRAM (shared memory / L1)', where: 'in each SM', capacity: p.sramPerSmBytes, perSm: true,
+      bandwidth: p.sramBytesPerS, link: 'SRAM ↔ cores, all SMs' },
+    { id: 'l2', name: 'L2 cache', where: 'on chip, shared by all SMs', capacity: p.l2Bytes, perSm: false,
+      bandwidth: p.l2BytesPerS, link: 'L2 ↔ SMs' },
+    { id: 'hbm', name: `HBM (${p.memoryType})`, where: 'off chip, on the package', capacity: p.hbmBytes, perSm: false,
+      bandwidth: p.hbmBytesPerS, link: 'HBM ↔ chip' },
+    { id: 'host', name: 'Host DRAM', where: 'CPU memory, over PCIe', capacity: absent('host memory belongs to the server, not the GPU'),
+      perSm: false, bandwidth: p.hostLinkBytesPerS, link: 'host ↔ GPU (PCIe)' },
   ];
 }
 
-export const NOT_IN_PRESETS = 'not in the core’s GPU presets';
+// The bandwidth lanes draw dots whose speed is proportional to log10(bandwidth / 1 GB/s): each
+// tenfold step in bandwidth adds the same speed, so SRAM, HBM and PCIe stay on one screen.
+export const LOG_BASE_BYTES_PER_S = 1e9;
+export const PX_PER_S_PER_DECADE = 32;
+export const laneSpeed = (bytesPerS: number) => PX_PER_S_PER_DECADE * Math.log10(bytesPerS / LOG_BASE_BYTES_PER_S);
+
+/** The bandwidth gaps the figure calls out, from the core's numbers (null where one side is unpublished). */
+export function gaps(p: GpuPresetInfo) {
+  const ratio = (a: SourcedNumber, b: SourcedNumber) => (a.value && b.value ? a.value / b.value : null);
+  return { sramOverHbm: ratio(p.sramBytesPerS, p.hbmBytesPerS), hbmOverHost: ratio(p.hbmBytesPerS, p.hostLinkBytesPerS) };
+}
 
 // Decimal units for vendor GB and TB/s (the datasheets' units); binary for on-chip sizes.
 export function fmtDecimal(x: number, unit: string): string {
