@@ -37,7 +37,8 @@ std::string describe(const SparsePattern& p) {
 }
 
 // Every kind, with parameters that scale with N and edge cases: window >= N, globals inside the
-// window, stride 1 and stride > N, c = l, dilation > N, block > N, random blocks beyond what is free.
+// window or spanning many pixels, stride 1 and stride > N, c = l, l = N, dilation > N, block > N,
+// random blocks beyond what is free.
 std::vector<SparsePattern> patterns_for(std::size_t n, std::uint64_t seed) {
     const auto root = static_cast<std::size_t>(std::ceil(std::sqrt(static_cast<double>(n))));
     return {dense_pattern(),
@@ -56,6 +57,8 @@ std::vector<SparsePattern> patterns_for(std::size_t n, std::uint64_t seed) {
             longformer_pattern(2, 5, 2),
             longformer_pattern(5, n + 1, n + 2),
             longformer_pattern(2, 3, n + 1),
+            longformer_pattern(3, n / 3 + 1, 2),  // globals spanning several pixels
+            fixed_pattern(n, std::min<std::size_t>(n, 2)),  // one block: causal, nothing earlier
             bigbird_pattern(4, 1, 1, 2, seed),
             bigbird_pattern(3, 0, 0, 3, seed + 1),
             bigbird_pattern(5, 2, 2, 64, seed + 2),
@@ -175,8 +178,10 @@ TEST_CASE("Analytic entry counts equal the counted cells of the mask for every p
 TEST_CASE("The density image equals the down-sampled mask exactly") {
     const std::uint64_t seed = next_seed();
     INFO("seed " << seed);
-    for (std::size_t n : {1u, 3u, 17u, 113u, 127u, 129u, 300u}) {
-        for (std::size_t pixels : {std::size_t{1}, std::size_t{2}, std::size_t{7}, std::min<std::size_t>(n, 64), n}) {
+    // Pixel counts that divide N and that do not (pixels hold floor(N / P) or one more cell per side).
+    for (std::size_t n : {1u, 3u, 17u, 113u, 127u, 129u, 300u, 1000u}) {
+        for (std::size_t pixels : {std::size_t{1}, std::size_t{2}, std::size_t{7}, std::min<std::size_t>(n, 64),
+                                   std::min<std::size_t>(n, 333), n}) {
             if (pixels > n) continue;
             for (const SparsePattern& p : patterns_for(n, seed + n)) {
                 INFO("N " << n << " pixels " << pixels << " " << describe(p));
@@ -207,6 +212,30 @@ TEST_CASE("Large N: image and stats agree without materialising the mask") {
             CHECK(sum == pattern_stats(p, n).entries);
         }
     }
+    // Beyond what a mask can check: edge(c) at P pixels is edge(4c) at 4P, so the coarse image is
+    // the fine one summed over 4 x 4 blocks, up to the largest N (products near 2^48 included).
+    for (std::size_t n : {8191u, 1000003u, 1u << 24}) {
+        const auto root = static_cast<std::size_t>(std::ceil(std::sqrt(double(n))));
+        for (const SparsePattern& p : {causal_pattern(), strided_pattern(root), strided_pattern(n / 3 + 7),
+                                       fixed_pattern(root, 5), fixed_pattern(n / 5 + 1, n / 7), longformer_pattern(256, 2, 1),
+                                       longformer_pattern(n / 9, n / 4, 3), bigbird_pattern(n / 100, 1, 2, 3, seed)}) {
+            INFO("N " << n << " " << describe(p));
+            const std::size_t coarse_pixels = 128, k = 4;
+            const DensityImage coarse = pattern_density_image(p, n, coarse_pixels);
+            const DensityImage fine = pattern_density_image(p, n, k * coarse_pixels);
+            std::vector<std::uint64_t> summed(coarse_pixels * coarse_pixels, 0);
+            for (std::size_t r = 0; r < k * coarse_pixels; ++r) {
+                for (std::size_t c = 0; c < k * coarse_pixels; ++c) {
+                    summed[(r / k) * coarse_pixels + c / k] += fine.allowed[r * k * coarse_pixels + c];
+                }
+            }
+            CHECK(summed == coarse.allowed);
+            std::uint64_t sum = 0;
+            for (auto a : coarse.allowed) sum += a;
+            CHECK(sum == pattern_stats(p, n).entries);
+        }
+    }
+
     // The Sparse Transformer's point: with l = sqrt(N) the strided pattern holds O(N sqrt N)
     // entries. Per row: min(i, l) + 1 local keys plus floor(i / l) strided ones, less the overlap
     // (i itself, and i - l when i >= l).

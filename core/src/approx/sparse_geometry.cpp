@@ -66,7 +66,7 @@ std::uint64_t count_fixed(i64 l, i64 c, const Rect& r) {
     return static_cast<std::uint64_t>(total);
 }
 
-std::uint64_t count_longformer(const SparsePattern& p, i64 n, const Rect& r) {
+std::uint64_t count_longformer(const SparsePattern& p, i64 n, const Rect& r, const Progression& window) {
     const i64 g = std::min<i64>(static_cast<i64>(p.global), n);
     const i64 width = r.c1 - r.c0;
     // Global rows see every key; the other rows see the global columns and their window.
@@ -74,8 +74,7 @@ std::uint64_t count_longformer(const SparsePattern& p, i64 n, const Rect& r) {
     const i64 rows_after = overlap(r.r0, r.r1, g, n);
     total += rows_after * overlap(r.c0, r.c1, 0, g);
     const Rect band{std::max(r.r0, g), r.r1, std::max(r.c0, g), r.c1};
-    const i64 reach = static_cast<i64>(p.one_sided_window) * static_cast<i64>(p.dilation);
-    total += static_cast<i64>(diagonal_cells(band, -reach, reach, static_cast<i64>(p.dilation)));
+    total += static_cast<i64>(diagonal_cells(band, window.first, window.last, window.step));
     return static_cast<std::uint64_t>(total);
 }
 
@@ -94,24 +93,67 @@ std::uint64_t diagonal_cells(const Rect& r, i64 first, i64 last, i64 step) {
     return static_cast<std::uint64_t>(total);
 }
 
-std::uint64_t count_rect(const SparsePattern& p, std::size_t n, const Rect& r) {
+Diagonals pattern_diagonals(const SparsePattern& p, std::size_t n) {
     const i64 len = static_cast<i64>(n);
+    switch (p.kind) {
+        case PatternKind::causal:
+            return {{{0, len - 1, 1}, {}}, 1};
+        case PatternKind::strided: {
+            // A(1) u A(2) = offsets {0, ..., l} u {2l, 3l, ...} (l itself is in both).
+            const i64 l = static_cast<i64>(p.stride);
+            return {{{0, l, 1}, {2 * l, len - 1, l}}, 2};
+        }
+        case PatternKind::longformer: {
+            const i64 d = static_cast<i64>(p.dilation), reach = static_cast<i64>(p.one_sided_window) * d;
+            return {{{-reach, reach, d}, {}}, 1};
+        }
+        case PatternKind::dense:
+        case PatternKind::fixed:
+        case PatternKind::bigbird:
+            break;
+    }
+    return {};
+}
+
+FixedPrefix fixed_prefix(i64 l, i64 c, i64 t) {
+    const i64 q = t / l, o = t % l;
+    // Block q holds summary offsets l - c .. l - 1 (c of them, sum c (2l - c - 1) / 2) and
+    // non-summary offsets 0 .. l - c - 1, whose distances to the block end l - o sum to
+    // (l - c)(l + c + 1) / 2. The partial block takes the offsets below o.
+    const i64 partial_summary = std::max<i64>(0, o - (l - c)), partial_local = std::min(o, l - c);
+    FixedPrefix f;
+    f.summary = summary_below(t, l, c);
+    f.summary_index_sum = c * l * (q * (q - 1) / 2) + q * (c * (2 * l - c - 1) / 2) + partial_summary * q * l +
+                          partial_summary * (l - c + o - 1) / 2;
+    f.local_to_block_end = q * ((l - c) * (l + c + 1) / 2) + partial_local * l - partial_local * (partial_local - 1) / 2;
+    return f;
+}
+
+i64 diagonal_ramp(const Progression& d, i64 x) {
+    if (d.last < d.first) return 0;
+    return progression_sum(d.first, d.step, d.first, std::min(d.last, x - 1), x, -1);
+}
+
+std::uint64_t count_rect(const SparsePattern& p, std::size_t n, const Rect& r) {
+    const Diagonals diagonals = pattern_diagonals(p, n);
     switch (p.kind) {
         case PatternKind::dense:
             return static_cast<std::uint64_t>(std::max<i64>(0, r.r1 - r.r0) * std::max<i64>(0, r.c1 - r.c0));
         case PatternKind::causal:
-            return diagonal_cells(r, 0, len - 1, 1);
         case PatternKind::strided: {
-            // A(1) u A(2) = offsets {0, ..., l} u {2l, 3l, ...} (l itself is in both).
-            const i64 l = static_cast<i64>(p.stride);
-            return diagonal_cells(r, 0, l, 1) + diagonal_cells(r, 2 * l, len - 1, l);
+            std::uint64_t total = 0;
+            for (int k = 0; k < diagonals.count; ++k) {
+                const Progression& d = diagonals.parts[k];
+                total += diagonal_cells(r, d.first, d.last, d.step);
+            }
+            return total;
         }
         case PatternKind::fixed:
             if (r.r1 <= r.r0 || r.c1 <= r.c0) return 0;
             return count_fixed(static_cast<i64>(p.stride), static_cast<i64>(p.summary), r);
         case PatternKind::longformer:
             if (r.r1 <= r.r0 || r.c1 <= r.c0) return 0;
-            return count_longformer(p, len, r);
+            return count_longformer(p, static_cast<i64>(n), r, diagonals.parts[0]);
         case PatternKind::bigbird:
             break;
     }
