@@ -7,12 +7,12 @@
 // so the merge rule is written, and tested, once.
 // What it costs: one read of every partial state and one write of the output; no score is
 // recomputed. One thread block per row, one thread per output column.
-#include <cuda_runtime.h>
-
 #include <string>
 
+#include "attention_kernels.hpp"
 #include "attn/attention/online_softmax.hpp"
 #include "attn/error.hpp"
+#include "cuda_compat.hpp"
 
 namespace attn::cuda {
 namespace {
@@ -38,7 +38,6 @@ __global__ void merge_partial_states_kernel(const float* partial_m, const float*
 
 }  // namespace
 
-// Launches the merge on `stream`. Pointers are device pointers; throws attn::Error on bad sizes.
 void merge_partial_states(const float* partial_m, const float* partial_l, const float* partial_acc, int rows,
                           int splits, int value_dim, float* out, float* lse, cudaStream_t stream) {
     if (rows < 1 || rows > 2147483647) throw Error("rows: must be in [1, 2^31 - 1], got " + std::to_string(rows));
@@ -48,11 +47,8 @@ void merge_partial_states(const float* partial_m, const float* partial_l, const 
     }
     if (!partial_m || !partial_l || !partial_acc || !out || !lse) throw Error("pointers: must not be null");
     const int threads = value_dim < 128 ? ((value_dim + 31) / 32) * 32 : 128;
-    merge_partial_states_kernel<<<rows, threads, 0, stream>>>(partial_m, partial_l, partial_acc, splits, value_dim,
-                                                              out, lse);
-    if (const cudaError_t e = cudaGetLastError(); e != cudaSuccess) {
-        throw Error(std::string("merge_partial_states: launch failed: ") + cudaGetErrorString(e));
-    }
+    launch_kernel("merge_partial_states", merge_partial_states_kernel, dim3(rows), dim3(threads), 0, stream,
+                  partial_m, partial_l, partial_acc, splits, value_dim, out, lse);
 }
 
 }  // namespace attn::cuda

@@ -1,0 +1,56 @@
+#pragma once
+// Argument validation shared by the launchers in attention_kernels.hpp (host code only).
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "attention_kernels.hpp"
+#include "attn/error.hpp"
+
+namespace attn::cuda::checks {
+
+inline void in_range(const char* name, long long value, long long lo, long long hi) {
+    if (value < lo || value > hi) {
+        throw Error(std::string(name) + " must be in [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                    "], got " + std::to_string(value));
+    }
+}
+
+inline void not_null(const char* name, const void* pointer) {
+    if (pointer == nullptr) throw Error(std::string(name) + " must not be null");
+}
+
+inline constexpr long long kIntMax = std::numeric_limits<int>::max();
+// Flash kernels launch a grid (query blocks, q_heads, batch); CUDA allows 65535 in y and z.
+inline constexpr long long kGridYZMax = 65535;
+
+// Checks the sizes, head grouping, mask and causal options every kernel shares; returns the
+// softmax scale (options.scale or 1 / sqrt(head_dim)).
+inline float shape_and_options(const AttentionShape& s, const KernelOptions& o) {
+    in_range("batch", s.batch, 1, kGridYZMax);
+    in_range("q_heads", s.q_heads, 1, kGridYZMax);
+    in_range("kv_heads", s.kv_heads, 1, s.q_heads);
+    if (s.q_heads % s.kv_heads != 0) {
+        throw Error("q_heads must be a multiple of kv_heads, got q_heads = " + std::to_string(s.q_heads) +
+                    " and kv_heads = " + std::to_string(s.kv_heads));
+    }
+    in_range("q_len", s.q_len, 1, kIntMax);
+    in_range("kv_len", s.kv_len, 1, kIntMax);
+    in_range("head_dim", s.head_dim, 1, kIntMax);
+    in_range("value_dim", s.value_dim, 1, kIntMax);
+    if (o.scale && !std::isfinite(*o.scale)) {
+        throw Error("scale must be finite, got " + std::to_string(*o.scale));
+    }
+    if (o.causal != Causal::none && o.causal != Causal::top_left && o.causal != Causal::bottom_right) {
+        throw Error("causal must be none, top_left or bottom_right");
+    }
+    if (o.mask.allowed != nullptr) {
+        if (o.causal != Causal::none) throw Error("mask: may not be combined with causal (as in SDPA)");
+        in_range("mask.batch_stride", o.mask.batch_stride, 0, std::numeric_limits<long long>::max());
+        in_range("mask.head_stride", o.mask.head_stride, 0, std::numeric_limits<long long>::max());
+        in_range("mask.row_stride", o.mask.row_stride, 0, std::numeric_limits<long long>::max());
+    }
+    return o.scale ? *o.scale : 1.0f / std::sqrt(static_cast<float>(s.head_dim));
+}
+
+}  // namespace attn::cuda::checks

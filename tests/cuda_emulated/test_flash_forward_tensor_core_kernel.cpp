@@ -1,0 +1,130 @@
+// The tensor-core flash kernel (native/cuda/flash_forward_tensor_core.cu), run under the CPU
+// emulation with emulated WMMA, against sdpa in double on inputs pre-rounded to FP16 or BF16.
+//
+// Tolerances, with u the unit roundoff of the type (FP16 2^-11, BF16 2^-8): the kernel rounds
+// the softmax weights to the input type before P V (error <= u * sum_j p_j |v_j| / l, and
+// |v| < 5 here) and rounds the output (error <= u |O|, |O| < 5): 6u covers both with margin,
+// 3e-3 for FP16 and 2.4e-2 for BF16. lse is computed from FP32 scores of exactly representable
+// inputs (products of 16-bit values are exact in FP32), so only FP32 summation error remains:
+// 1e-4 for both.
+#include <doctest/doctest.h>
+
+#include "kernel_test_support.hpp"
+
+namespace {
+
+using namespace attn;
+using namespace attn::test;
+
+struct HalfType {
+    using T = __half;
+    static constexpr double kOutputTolerance = 3e-3;
+    static T from_double(double x) { return __float2half_rn(static_cast<float>(x)); }
+    static double to_double(T x) { return __half2float(x); }
+    static double round(double x) { return round_to_half(x); }
+};
+
+struct Bfloat16Type {
+    using T = __nv_bfloat16;
+    static constexpr double kOutputTolerance = 2.4e-2;
+    static T from_double(double x) { return __float2bfloat16_rn(static_cast<float>(x)); }
+    static double to_double(T x) { return __bfloat162float(x); }
+    static double round(double x) { return round_to_bfloat16(x); }
+};
+
+constexpr double kLseTolerance = 1e-4;
+
+template <class Type>
+void check_tensor_core_kernel(const KernelCase& c) {
+    using T = typename Type::T;
+    const std::uint64_t seed = next_seed();
+    INFO("seed " << seed << ", " << c.str());
+    const KernelProblem p = make_problem(c, seed, Type::round);
+    const auto q = converted<T>(p.inputs.q.data, Type::from_double);
+    const auto k = converted<T>(p.inputs.k.data, Type::from_double);
+    const auto v = converted<T>(p.inputs.v.data, Type::from_double);
+    std::vector<T> out(std::size_t(c.batch) * c.q_heads * c.q_len * c.value_dim, Type::from_double(-1.0));
+    std::vector<float> lse(std::size_t(c.batch) * c.q_heads * c.q_len, -1.0f);
+    cuda::flash_forward_tensor_core(q.data(), k.data(), v.data(), out.data(), lse.data(), c.shape(), p.kernel_options,
+                                    nullptr);
+    const auto ref = sdpa(p.inputs.q, p.inputs.k, p.inputs.v, p.reference_options);
+    std::vector<double> out_values;
+    for (T x : out) out_values.push_back(Type::to_double(x));
+    CHECK(max_abs_diff(out_values, ref.output.data) < Type::kOutputTolerance);
+    CHECK(max_abs_diff(widened(lse), ref.lse) < kLseTolerance);
+}
+
+template <class Type>
+void check_lengths_and_head_dims() {
+    check_tensor_core_kernel<Type>({1, 1, 1, 1, 1, 64, 64});
+    check_tensor_core_kernel<Type>({2, 2, 2, 17, 113, 128, 128});
+    check_tensor_core_kernel<Type>({1, 2, 2, 129, 127, 64, 64});
+    check_tensor_core_kernel<Type>({1, 1, 1, 113, 17, 128, 128});
+}
+
+template <class Type>
+void check_causal() {
+    check_tensor_core_kernel<Type>({1, 2, 2, 127, 129, 64, 64, Causal::top_left});
+    check_tensor_core_kernel<Type>({1, 2, 2, 129, 127, 128, 128, Causal::top_left});
+    check_tensor_core_kernel<Type>({1, 2, 2, 17, 129, 64, 64, Causal::bottom_right});
+    check_tensor_core_kernel<Type>({1, 2, 2, 127, 113, 128, 128, Causal::bottom_right});
+}
+
+template <class Type>
+void check_grouped_heads() {
+    check_tensor_core_kernel<Type>({2, 4, 2, 113, 129, 64, 64, Causal::bottom_right});
+    check_tensor_core_kernel<Type>({1, 4, 1, 17, 127, 128, 128});
+}
+
+template <class Type>
+void check_fully_masked_rows() {
+    check_tensor_core_kernel<Type>({2, 2, 1, 113, 127, 64, 64, Causal::none, true});
+    check_tensor_core_kernel<Type>({1, 2, 2, 129, 17, 128, 128, Causal::bottom_right});
+}
+
+TEST_CASE("fp16 tensor-core flash kernel matches sdpa at odd lengths and both head dims") {
+    check_lengths_and_head_dims<HalfType>();
+}
+TEST_CASE("bf16 tensor-core flash kernel matches sdpa at odd lengths and both head dims") {
+    check_lengths_and_head_dims<Bfloat16Type>();
+}
+TEST_CASE("fp16 tensor-core flash kernel matches sdpa under both causal alignments") { check_causal<HalfType>(); }
+TEST_CASE("bf16 tensor-core flash kernel matches sdpa under both causal alignments") { check_causal<Bfloat16Type>(); }
+TEST_CASE("fp16 tensor-core flash kernel matches sdpa with grouped-query heads") { check_grouped_heads<HalfType>(); }
+TEST_CASE("bf16 tensor-core flash kernel matches sdpa with grouped-query heads") {
+    check_grouped_heads<Bfloat16Type>();
+}
+TEST_CASE("fp16 tensor-core flash kernel gives zeros and -inf lse for fully masked rows") {
+    check_fully_masked_rows<HalfType>();
+}
+TEST_CASE("bf16 tensor-core flash kernel gives zeros and -inf lse for fully masked rows") {
+    check_fully_masked_rows<Bfloat16Type>();
+}
+
+TEST_CASE("tensor-core flash kernels match sdpa at length 1023") {
+    check_tensor_core_kernel<HalfType>({1, 1, 1, 1023, 1023, 64, 64, Causal::bottom_right});
+    check_tensor_core_kernel<Bfloat16Type>({1, 1, 1, 1023, 1023, 64, 64, Causal::top_left});
+}
+
+TEST_CASE("tensor-core flash kernel launcher rejects bad arguments") {
+    std::vector<__half> buffer(64 * 128 + 8);
+    __half* b = buffer.data();
+    auto run = [&](cuda::AttentionShape shape, const __half* q = nullptr) {
+        return [=] { cuda::flash_forward_tensor_core(q ? q : b, b, b, b, nullptr, shape, {}, nullptr); };
+    };
+    check_error(run({1, 1, 1, 1, 1, 96, 96}), "head_dim must be 64 or 128, got 96");
+    check_error(run({1, 1, 1, 1, 1, 64, 128}), "value_dim must equal head_dim (64), got 128");
+    check_error(run({1, 4, 3, 1, 1, 64, 64}), "q_heads must be a multiple of kv_heads");
+    check_error(run({1, 1, 1, 1, 0, 64, 64}), "kv_len must be in [1, 2147483647], got 0");
+    check_error(run({1, 70000, 1, 1, 1, 64, 64}), "q_heads must be in [1, 65535], got 70000");
+    check_error(run({1, 1, 1, 1, 1, 64, 64}, b + 1), "q must be 16-byte aligned");
+    std::vector<__nv_bfloat16> bf(64);
+    check_error(
+        [&] {
+            cuda::flash_forward_tensor_core(bf.data(), bf.data(), bf.data(), nullptr, nullptr, {1, 1, 1, 1, 1, 64, 64},
+                                            {}, nullptr);
+        },
+        "out must not be null");
+}
+
+}  // namespace
