@@ -62,11 +62,14 @@ bench: setup
 	@scripts/bench.sh
 
 # CUDA sources, compiled for sm_80 and sm_90 when nvcc is installed (no GPU is needed to compile).
-# ptxas reports registers and spills per kernel; a kernel that spills fails the build.
+# ptxas reports registers and spills per kernel; a kernel that spills fails the build, and so does
+# a tensor-core kernel without tensor-core (HMMA) instructions. The benchmark binary is built too
+# (compile and link check of its CUDA benchmarks; running them needs a GPU).
 cuda: setup
 	@if [ -x /usr/local/cuda/bin/nvcc ]; then \
-	  set -o pipefail; cmake --preset cuda >/dev/null && cmake --build --preset cuda --target attn_cuda 2>&1 | tee build/cuda/ptxas.log || exit 1; \
+	  set -o pipefail; cmake --preset cuda >/dev/null && cmake --build --preset cuda --target attn_cuda bench_attention 2>&1 | tee build/cuda/ptxas.log || exit 1; \
 	  if grep -E '[1-9][0-9]* bytes spill (stores|loads)' build/cuda/ptxas.log; then echo "register spills"; exit 1; fi; \
+	  scripts/check-hmma.sh build/cuda || exit 1; \
 	else echo "nvcc not found at /usr/local/cuda/bin: skipping the CUDA build"; fi
 
 test: test-native test-asan test-wasm cuda check-fresh test-site test-e2e

@@ -27,7 +27,9 @@ const slug = (text) =>
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '');
 
-const gpu = ctx.gpu && ctx.gpu !== 'none' ? ctx.gpu : null;
+// The GPU as nvidia-smi names it (scripts/bench.sh), else as the CUDA runtime does (a CUDA build of
+// the binary run directly).
+const gpu = ctx.gpu && ctx.gpu !== 'none' ? ctx.gpu : (ctx.gpu_name ?? null);
 const machine =
   process.env.BENCH_MACHINE ||
   (gpu ? `gpu-${slug(gpu.split(',')[0])}` : `cpu-${slug(ctx.cpu_model ?? 'unknown')}-${ctx.hardware_threads ?? ctx.num_cpus}t`);
@@ -43,7 +45,7 @@ const benchmarks = run.benchmarks
     const [device, implementation] = b.run_name.split('/');
     const seconds = b.real_time / { ns: 1e9, us: 1e6, ms: 1e3, s: 1 }[b.time_unit];
     const row = {
-      name: b.run_name.replace(/\/(process_time|real_time)/g, ''),
+      name: b.run_name.replace(/\/(process_time|real_time|manual_time)/g, ''),
       device,
       implementation,
       N: b.N,
@@ -58,7 +60,9 @@ const benchmarks = run.benchmarks
         batch: b.batch,
         heads: b.heads,
         gbps: b['bytes/s'] / 1e9,
-        peak_mib: b.peak_heap_bytes / 2 ** 20,
+        // CPU runs count heap bytes per call, CUDA runs device bytes per call (cuda_benchmarks.hpp).
+        ...(b.peak_heap_bytes !== undefined && { peak_mib: b.peak_heap_bytes / 2 ** 20 }),
+        ...(b.peak_device_bytes !== undefined && { peak_device_mib: b.peak_device_bytes / 2 ** 20 }),
         check_error: b.check_error,
       });
     }
@@ -79,6 +83,10 @@ const data = {
     gpu,
     compiler: ctx.compiler,
     nvcc: ctx.nvcc ?? null,
+    gpu_compute_capability: ctx.gpu_compute_capability ?? null,
+    gpu_driver: ctx.gpu_driver_release ?? null,
+    cuda_runtime: ctx.cuda_runtime_version ?? null,
+    gpu_roofline_preset: ctx.gpu_roofline_preset ?? null,
     blas: ctx.openblas,
     os: ctx.os,
     commit: ctx.commit,

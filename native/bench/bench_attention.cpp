@@ -9,7 +9,9 @@
 //
 // Counters: FLOP/s in FlashAttention's convention (4 B H N^2 d, halved when causal), bytes/s of
 // modelled main-memory traffic (attn::cost), peak_heap_bytes allocated by one call, check_error
-// (max |error| of the pre-run check), and N, d, causal, batch, heads.
+// (max |error| of the pre-run check), and N, d, causal, batch, heads. The CUDA benchmarks
+// (cuda_benchmarks.hpp, cuda preset only) report peak_device_bytes instead of peak_heap_bytes,
+// and roofline_percent when a roofline preset describes the GPU.
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -21,6 +23,9 @@
 #include "machine_context.hpp"
 #include "run_collector.hpp"
 #include "summary.hpp"
+#if defined(ATTN_BENCH_CUDA)
+#include "cuda_benchmarks.hpp"
+#endif
 
 namespace {
 
@@ -40,6 +45,9 @@ int run_checks() {
             }
         }
     }
+#if defined(ATTN_BENCH_CUDA)
+    all = run_cuda_checks(std::cout) && all;
+#endif
     return all ? 0 : 1;
 }
 
@@ -64,7 +72,12 @@ int main(int argc, char** argv) {
     benchmark::Initialize(&rest_argc, rest.data());
     if (benchmark::ReportUnrecognizedArguments(rest_argc, rest.data())) return 1;
     add_machine_context();
-    const std::vector<Problem> problems = register_cpu_benchmarks();
+    std::vector<Problem> problems = register_cpu_benchmarks();
+#if defined(ATTN_BENCH_CUDA)
+    // To stderr, like the ratios, so that stdout stays pure JSON under --benchmark_format=json.
+    const std::vector<Problem> gpu_problems = register_cuda_benchmarks(std::cerr);
+    problems.insert(problems.end(), gpu_problems.begin(), gpu_problems.end());
+#endif
 
     RunCollector collector(benchmark::CreateDefaultDisplayReporter());
     benchmark::RunSpecifiedBenchmarks(&collector);

@@ -11,6 +11,10 @@
 #include <string_view>
 #include <thread>
 
+#if defined(ATTN_BENCH_CUDA)
+#include "gpu_device.hpp"
+#endif
+
 extern "C" char* openblas_get_corename();  // exported by OpenBLAS, not declared in cblas.h
 
 namespace attn::bench {
@@ -60,6 +64,9 @@ void add_machine_context() {
     benchmark::AddCustomContext("compiler", compiler());
     benchmark::AddCustomContext("openblas", std::string(openblas_get_config()) + ", kernel " + openblas_get_corename() +
                                                 ", " + std::to_string(openblas_get_num_threads()) + " threads");
+#if defined(ATTN_BENCH_CUDA)
+    add_gpu_context();
+#endif
 }
 
 }  // namespace attn::bench
