@@ -18,8 +18,13 @@ TEST_CASE("FAVOR+ estimates exp(x.y) without bias, orthogonal and i.i.d. feature
             INFO("seed=" << seed << " orthogonal=" << orthogonal << " m=" << m);
             const auto xy = test::randn({1, 1, 2, d}, seed);
             std::vector<double> x(xy.data.begin(), xy.data.begin() + d), y(xy.data.begin() + d, xy.data.end());
-            for (auto& e : x) e *= 0.5;  // ||x||, ||y|| about 1.2: the estimator's variance stays moderate
-            for (auto& e : y) e *= 0.5;
+            // Random directions at norm 0.8: the estimator's variance grows like exp(||x + y||^2), so
+            // a fixed, moderate norm keeps its tail light enough for the CLT bound below at K = 4000
+            // (random norms occasionally gave a heavy tail whose sample sigma underestimates).
+            for (auto* v : {&x, &y}) {
+                const double norm = std::sqrt(std::inner_product(v->begin(), v->end(), v->begin(), 0.0));
+                for (auto& e : *v) e *= 0.8 / norm;
+            }
             const double exact = std::exp(std::inner_product(x.begin(), x.end(), y.begin(), 0.0));
             double sum = 0, sum_sq = 0;
             for (std::size_t s = 0; s < samples; ++s) {
@@ -27,10 +32,10 @@ TEST_CASE("FAVOR+ estimates exp(x.y) without bias, orthogonal and i.i.d. feature
                 sum += e, sum_sq += e * e;
             }
             const double mean = sum / samples, sigma = std::sqrt((sum_sq / samples - mean * mean) * samples / (samples - 1));
-            // Independent seeds give i.i.d. estimates; their mean is within 4 sigma / sqrt(K) of the
-            // expectation except with probability ~6e-5 (the CLT with K = 4000).
+            // Independent seeds give i.i.d. estimates; their mean is within 5 sigma / sqrt(K) of the
+            // expectation except with probability ~6e-7 (the CLT with K = 4000).
             INFO("exact=" << exact << " mean=" << mean << " sigma=" << sigma);
-            CHECK(std::abs(mean - exact) < 4 * sigma / std::sqrt(static_cast<double>(samples)));
+            CHECK(std::abs(mean - exact) < 5 * sigma / std::sqrt(static_cast<double>(samples)));
             CHECK(sigma > 0);
         }
     }
