@@ -88,7 +88,7 @@ TEST_CASE("Performer output is the FAVOR+ kernel-weighted average of the values"
 TEST_CASE("Performer error falls as the number of features grows") {
     const std::size_t n = 64, d = 8;
     double error_small = 0, error_large = 0;
-    for (std::size_t trial = 0; trial < 4; ++trial) {
+    for (std::size_t trial = 0; trial < 8; ++trial) {
         const std::uint64_t seed = test::next_seed();
         INFO("seed=" << seed);
         // q, k ~ N(0, 1/4): the estimator's relative variance grows like exp(||x + y||^2), so with
@@ -102,8 +102,10 @@ TEST_CASE("Performer error falls as the number of features grows") {
         o.num_features = 1024;
         error_large += performer(q, k, v, o).error.relative_frobenius;
     }
-    // The estimator's variance is ~1/m: 64x the features, ~8x less error (observed 0.44 -> 0.06).
-    CHECK(error_large < 0.3 * error_small);
+    // The estimator's variance is ~1/m: 64x the features, ~8x less error on average (observed
+    // 0.44 -> 0.06). Its tail is heavy, so single draws vary; summed over 8 trials the bound below
+    // leaves a wide margin while still failing if more features stopped helping.
+    CHECK(error_large < 0.5 * error_small);
 }
 
 TEST_CASE("Performer FLOPs double when N doubles, for fixed m and d") {
