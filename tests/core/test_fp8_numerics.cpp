@@ -249,7 +249,8 @@ TEST_CASE("FA3 Table 3 experiment: FA2/3-style FP16 beats the FP16 baseline -- H
     // outlier inputs (192 query rows each). Single draws scatter: measured over 24 draws, the ratio
     // per-block / per-tensor ranged 0.63-1.31 without the rotation (mean ~0.87) and 0.80-1.32 with
     // it (mean ~1.0; FA3 reports 9.1e-3 vs 9.3e-3), Hadamard / none 0.48-0.98 (mean ~0.7). The
-    // margins sit about 4 standard deviations of a 6-draw mean away from those means.
+    // margins sit about 4 standard deviations of a 6-draw mean away from those means (the per-block
+    // bounds 1.4: a 6-draw mean of 1.27 was seen once in ~150 runs).
     Fp8ExperimentOptions o;
     o.seq_len = 1024;
     o.head_dim = 128;
@@ -267,8 +268,8 @@ TEST_CASE("FA3 Table 3 experiment: FA2/3-style FP16 beats the FP16 baseline -- H
     CHECK(mean(rmse[M::fp32_standard]) < 1e-5);
     CHECK(mean(rmse[M::fp16_flash]) < 0.9 * mean(rmse[M::fp16_standard]));       // FA3: 1.9e-4 vs 3.2e-4
     CHECK(mean(rmse[M::fp8_flash_per_block]) > 20 * mean(rmse[M::fp16_flash]));  // FP8 is far coarser
-    CHECK(mean(rmse[M::fp8_flash_per_block]) <= 1.25 * mean(rmse[M::fp8_flash_per_tensor]));
-    CHECK(mean(rmse[M::fp8_flash_per_block_hadamard]) <= 1.25 * mean(rmse[M::fp8_flash_per_tensor_hadamard]));
+    CHECK(mean(rmse[M::fp8_flash_per_block]) <= 1.4 * mean(rmse[M::fp8_flash_per_tensor]));
+    CHECK(mean(rmse[M::fp8_flash_per_block_hadamard]) <= 1.4 * mean(rmse[M::fp8_flash_per_tensor_hadamard]));
     CHECK(mean(rmse[M::fp8_flash_per_block_hadamard]) < 0.9 * mean(rmse[M::fp8_flash_per_block]));
     CHECK(mean(rmse[M::fp8_flash_per_tensor_hadamard]) < 0.85 * mean(rmse[M::fp8_flash_per_tensor]));
     CHECK(mean(rmse[M::fp8_flash_per_block_hadamard]) < 0.85 * mean(rmse[M::fp8_standard_per_tensor]));

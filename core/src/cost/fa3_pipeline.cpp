@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 
@@ -254,12 +255,14 @@ Fa3Timeline fa3_timeline(const Fa3OpTimes& times, Fa3Schedule schedule, const Fa
     }
     // Steady state: between the starts of consumer 0's GEMM0 of two key blocks every unit has done
     // whole iterations' work (the last block's GEMM1 has no GEMM0 after it, so end times would not).
-    // The window is the second half of the run, an even number of blocks long.
+    // The window is the second half of the run, cut to a whole number of periods: the schedule can
+    // repeat every two blocks, or every W with W warpgroups taking turns, so lcm(2, W).
     if (n < 3) {
         out.steady_iteration_s = out.total_s / static_cast<double>(n);
     } else {
         std::size_t span = (n - 1) / 2;
-        if (span > 1) span -= span % 2;  // even, so a pattern repeating every two blocks averages exactly
+        const std::size_t period = std::lcm(std::size_t{2}, W);
+        if (span >= period) span -= span % period;  // a repeating pattern then averages exactly
         out.steady_iteration_s =
             (nodes[g0[0][n - 1]].start_s - nodes[g0[0][n - 1 - span]].start_s) / static_cast<double>(span);
     }
