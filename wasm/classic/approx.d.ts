@@ -5,16 +5,10 @@
 // throws a JavaScript Error naming the bad argument and its allowed range; the module keeps
 // working afterwards. Inputs are the shared Q/K/V tensors (one K/V head per query head);
 // B * H * L * S is capped as for sdpa. Seeds are integers in [0, 2^32 - 1].
-import type { Shape4 } from '../common/types';
+import type { AttentionInput, Shape4 } from '../common/types';
 
-export interface ApproxQkvInput {
-  q: Float32Array | number[];
-  qShape: Shape4;
-  k: Float32Array | number[];
-  kShape: Shape4;
-  v: Float32Array | number[];
-  vShape: Shape4;
-}
+/** Q, K and V as every attention function takes them (no scale, causal or mask here). */
+export type ApproxQkvInput = Pick<AttentionInput, 'q' | 'qShape' | 'k' | 'kShape' | 'v' | 'vShape'>;
 
 export interface ApproxResultInfo {
   output: Float32Array;

@@ -19,6 +19,7 @@
 #include "attn/approx/retrieval_inputs.hpp"
 #include "attn/approx/routing_attention.hpp"
 #include "attn/approx/synthesizer.hpp"
+#include "approx_result_js.hpp"
 #include "convert.hpp"
 #include "limits.hpp"
 
@@ -48,32 +49,6 @@ std::optional<double> scale_arg(const val& in) {
 
 std::uint64_t seed_arg(const val& in) { return integer_arg(in, "seed", 0, kMaxSeed, 0); }
 
-val to_uint32_array(const std::vector<std::uint32_t>& v) {
-    return val(emscripten::typed_memory_view(v.size(), v.data())).call<val>("slice");
-}
-
-val doubles_to_float32(const std::vector<double>& v) {
-    return to_float32_array(std::vector<float>(v.begin(), v.end()));
-}
-
-// { output, outputShape, error: {relativeFrobenius, maxAbs, top1Preserved}, cost: {scoreEntries, flops, peakBytes} }
-val approx_result_js(const ApproxResult& r) {
-    val error = val::object();
-    error.set("relativeFrobenius", r.error.relative_frobenius);
-    error.set("maxAbs", r.error.max_abs);
-    error.set("top1Preserved", r.error.top1_preserved);
-    val cost = val::object();
-    cost.set("scoreEntries", counter(r.cost.score_entries));
-    cost.set("flops", counter(r.cost.flops));
-    cost.set("peakBytes", counter(r.cost.peak_bytes));
-    val out = val::object();
-    out.set("output", doubles_to_float32(r.output.data));
-    out.set("outputShape", shape_to_js(r.output.shape));
-    out.set("error", error);
-    out.set("cost", cost);
-    return out;
-}
-
 val lsh_attention_js(const val& in) {
     return guarded([&] {
         const DoubleQkv t = approx_qkv_arg(in);
@@ -86,9 +61,9 @@ val lsh_attention_js(const val& in) {
         const LshAttentionResult r = lsh_attention(t.q, t.k, t.v, o);
         val out = approx_result_js(r.approx);
         out.set("chunkLength", r.chunk_length);
-        out.set("buckets", to_uint32_array(r.buckets));
-        out.set("points2d", doubles_to_float32(r.points_2d.data));
-        out.set("rotations", doubles_to_float32(r.rotations));
+        out.set("buckets", typed_array(r.buckets));
+        out.set("points2d", to_float32_array(r.points_2d.data));
+        out.set("rotations", to_float32_array(r.rotations));
         return out;
     });
 }
@@ -157,8 +132,8 @@ val routing_attention_js(const val& in) {
         o.scale = scale_arg(in);
         const RoutingResult r = routing_attention(t.q, t.k, t.v, o);
         val out = approx_result_js(r.approx);
-        out.set("queryCluster", to_uint32_array(r.query_cluster));
-        out.set("keyCluster", to_uint32_array(r.key_cluster));
+        out.set("queryCluster", typed_array(r.query_cluster));
+        out.set("keyCluster", typed_array(r.key_cluster));
         out.set("queriesWithoutKeys", counter(r.queries_without_keys));
         return out;
     });
@@ -177,13 +152,13 @@ val retrieval_inputs_js(const val& in) {
         const RetrievalInputs r = retrieval_inputs(s, kv_len, value_dim, number_arg(in, "noise", 0, 100, 0.1),
                                                    number_arg(in, "sharpness", 1e-9, 100, 2.0), seed_arg(in));
         val out = val::object();
-        out.set("q", doubles_to_float32(r.q.data));
+        out.set("q", to_float32_array(r.q.data));
         out.set("qShape", shape_to_js(r.q.shape));
-        out.set("k", doubles_to_float32(r.k.data));
+        out.set("k", to_float32_array(r.k.data));
         out.set("kShape", shape_to_js(r.k.shape));
-        out.set("v", doubles_to_float32(r.v.data));
+        out.set("v", to_float32_array(r.v.data));
         out.set("vShape", shape_to_js(r.v.shape));
-        out.set("targets", to_uint32_array(r.targets));
+        out.set("targets", typed_array(r.targets));
         return out;
     });
 }

@@ -29,10 +29,6 @@ constexpr std::size_t kMaxScoreWork = std::size_t{1} << 24;      // multiply-add
 constexpr std::size_t kMaxScalingNormals = std::size_t{1} << 23;  // random numbers one scalingExperiment draws
 constexpr std::size_t kMaxScalingAdditive = std::size_t{1} << 26;  // its additive-score multiply-adds
 
-val to_float64_array(const std::vector<double>& v) {
-    return val(emscripten::typed_memory_view(v.size(), v.data())).call<val>("slice");
-}
-
 val pair_to_js(std::size_t a, std::size_t b) {
     val arr = val::array();
     arr.call<void>("push", a, b);
@@ -41,7 +37,7 @@ val pair_to_js(std::size_t a, std::size_t b) {
 
 val matrix_to_js(const Matrix& m) {
     val out = val::object();
-    out.set("data", to_float64_array(m.data));
+    out.set("data", typed_array(m.data));
     out.set("shape", pair_to_js(m.rows, m.cols));
     return out;
 }
@@ -143,10 +139,10 @@ val score_attention_js(const val& in) {
             entropies[i] = entropy_nats(std::span<const double>(weights.row(i), weights.cols));
         }
         val out = val::object();
-        out.set("scores", to_float64_array(scores.data));
-        out.set("weights", to_float64_array(weights.data));
+        out.set("scores", typed_array(scores.data));
+        out.set("weights", typed_array(weights.data));
         out.set("shape", pair_to_js(scores.rows, scores.cols));
-        out.set("entropies", to_float64_array(entropies));
+        out.set("entropies", typed_array(entropies));
         if (!in["values"].isUndefined()) {
             const Matrix context = weighted_sum(weights, matrix_arg(in, "values", "valueShape"));
             out.set("context", matrix_to_js(context));
@@ -276,7 +272,7 @@ val pattern_head_js(const val& in) {
         o.min_weight = number_arg(in, "minWeight", 0, 1, o.min_weight);
         const PatternHead head = pattern_head(targets, o);
         val out = val::object();
-        out.set("targets", to_float64_array(std::vector<double>(head.targets.begin(), head.targets.end())));
+        out.set("targets", typed_array(std::vector<double>(head.targets.begin(), head.targets.end())));
         out.set("q", matrix_to_js(head.q));
         out.set("k", matrix_to_js(head.k));
         out.set("weights", matrix_to_js(head.weights));

@@ -21,7 +21,7 @@ constexpr std::size_t kMaxWidth = 1024;
 
 val tensor_to_js(const Tensor4<double>& t) {
     val out = val::object();
-    out.set("data", val(emscripten::typed_memory_view(t.data.size(), t.data.data())).call<val>("slice"));
+    out.set("data", typed_array(t.data));
     out.set("shape", shape_to_js(t.shape));
     return out;
 }
@@ -106,7 +106,7 @@ val multi_head_attention_js(const val& in) {
         }
         const MultiHeadResult r = mode == "cross" ? cross_attention(x, encoder, w, o) : self_attention(x, w, o);
         val mask = val::object();
-        mask.set("data", val(emscripten::typed_memory_view(r.mask.data.size(), r.mask.data.data())).call<val>("slice"));
+        mask.set("data", typed_array(r.mask.data));
         mask.set("shape", shape_to_js(r.mask.shape));
         val out = val::object();
         out.set("q", tensor_to_js(r.q));

@@ -10,6 +10,7 @@
 #include "attention_args.hpp"
 #include "attn/approx/complexity.hpp"
 #include "attn/approx/sparse_patterns.hpp"
+#include "approx_result_js.hpp"
 #include "convert.hpp"
 #include "limits.hpp"
 
@@ -20,10 +21,6 @@ using namespace attn::approx;
 
 // A page draws individual cells only at small N; beyond this it asks for the density image.
 constexpr std::size_t kMaxPatternMaskLength = 1024;
-
-val to_float64_array(const std::vector<double>& v) {
-    return val(emscripten::typed_memory_view(v.size(), v.data())).call<val>("slice");
-}
 
 SparsePattern pattern_arg(const val& in) {
     if (in.isUndefined() || in.isNull()) throw Error("pattern: missing (no arguments object given)");
@@ -60,7 +57,7 @@ val pattern_mask_js(const val& in) {
     return guarded([&] {
         const SparsePattern p = pattern_arg(in);
         const std::vector<std::uint8_t> mask = pattern_mask(p, seq_len_arg(in, kMaxPatternMaskLength));
-        return val(emscripten::typed_memory_view(mask.size(), mask.data())).call<val>("slice");
+        return typed_array(mask);
     });
 }
 
@@ -92,8 +89,8 @@ val pattern_density_image_js(const val& in) {
         }
         val out = val::object();
         out.set("pixels", img.pixels);
-        out.set("edges", to_float64_array(std::vector<double>(img.edges.begin(), img.edges.end())));
-        out.set("allowed", to_float64_array(std::vector<double>(img.allowed.begin(), img.allowed.end())));
+        out.set("edges", typed_array(std::vector<double>(img.edges.begin(), img.edges.end())));
+        out.set("allowed", typed_array(std::vector<double>(img.allowed.begin(), img.allowed.end())));
         out.set("fraction", to_float32_array(fraction));
         return out;
     });
@@ -106,21 +103,7 @@ val sparse_attention_js(const val& in) {
         require_score_budget(t);
         const ApproxResult r =
             sparse_attention(tensor_cast<double>(t.q), tensor_cast<double>(t.k), tensor_cast<double>(t.v), p);
-        const std::vector<float> output(r.output.data.begin(), r.output.data.end());
-        val error = val::object();
-        error.set("relativeFrobenius", r.error.relative_frobenius);
-        error.set("maxAbs", r.error.max_abs);
-        error.set("top1Preserved", r.error.top1_preserved);
-        val cost = val::object();
-        cost.set("scoreEntries", counter(r.cost.score_entries));
-        cost.set("flops", counter(r.cost.flops));
-        cost.set("peakBytes", counter(r.cost.peak_bytes));
-        val out = val::object();
-        out.set("output", to_float32_array(output));
-        out.set("outputShape", shape_to_js(r.output.shape));
-        out.set("error", error);
-        out.set("cost", cost);
-        return out;
+        return approx_result_js(r);
     });
 }
 
@@ -186,11 +169,11 @@ val complexity_curves_js(const val& in) {
             val curve = val::object();
             curve.set("method", c.name);
             curve.set("bigO", c.big_o);
-            curve.set("seqLen", to_float64_array(n));
-            curve.set("scoreEntries", to_float64_array(entries));
-            curve.set("flops", to_float64_array(flops));
-            curve.set("sortComparisons", to_float64_array(sorts));
-            curve.set("peakBytes", to_float64_array(bytes));
+            curve.set("seqLen", typed_array(n));
+            curve.set("scoreEntries", typed_array(entries));
+            curve.set("flops", typed_array(flops));
+            curve.set("sortComparisons", typed_array(sorts));
+            curve.set("peakBytes", typed_array(bytes));
             out.call<void>("push", curve);
         }
         return out;

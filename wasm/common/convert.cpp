@@ -130,10 +130,6 @@ AttentionOptions attention_options_arg(const val& obj) {
     return o;
 }
 
-val to_float32_array(const float* data, std::size_t count) {
-    // A view on wasm memory would be invalidated by the next allocation; slice() copies it out.
-    return val(emscripten::typed_memory_view(count, data)).call<val>("slice");
-}
 
 val shape_to_js(const Shape4& s) {
     val a = val::array();

@@ -2,6 +2,7 @@
 // Conversions between JavaScript values and core types, with the argument checks a typed
 // language would otherwise do: every failure throws attn::Error naming the JS property.
 #include <emscripten/val.h>
+#include <emscripten/wire.h>
 
 #include <string>
 #include <vector>
@@ -29,8 +30,21 @@ Tensor4<float> tensor_arg(const val& obj, const char* data_key, const char* shap
 // The shared attention options: scale, causal ('none' | 'top_left' | 'bottom_right'), mask.
 AttentionOptions attention_options_arg(const val& obj);
 
-val to_float32_array(const float* data, std::size_t count);
-inline val to_float32_array(const std::vector<float>& v) { return to_float32_array(v.data(), v.size()); }
+// A JavaScript typed array (Float32Array, Float64Array, Uint8Array, ... by T) holding a copy of
+// `count` elements. A view on wasm memory would be invalidated by the next allocation; slice()
+// copies it out.
+template <class T>
+val typed_array(const T* data, std::size_t count) {
+    return val(emscripten::typed_memory_view(count, data)).call<val>("slice");
+}
+template <class T>
+val typed_array(const std::vector<T>& v) {
+    return typed_array(v.data(), v.size());
+}
+inline val to_float32_array(const float* data, std::size_t count) { return typed_array(data, count); }
+inline val to_float32_array(const std::vector<float>& v) { return typed_array(v); }
+// Doubles narrowed to a Float32Array (what the figures draw).
+inline val to_float32_array(const std::vector<double>& v) { return typed_array(std::vector<float>(v.begin(), v.end())); }
 val shape_to_js(const Shape4& s);
 
 // Runs `body`; a C++ exception becomes a JavaScript Error carrying the same message. The

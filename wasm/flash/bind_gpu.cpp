@@ -60,13 +60,6 @@ const GpuPreset& gpu_arg(const val& obj) {
 
 // ---- results ---------------------------------------------------------------------------------
 
-// A copy of `v` as a JS typed array of the matching kind (a view on wasm memory would be invalidated
-// by the next allocation; slice() copies it out).
-template <class T>
-val typed_array(const std::vector<T>& v) {
-    return val(emscripten::typed_memory_view(v.size(), v.data())).call<val>("slice");
-}
-
 // ---- gpuWorkPartition ------------------------------------------------------------------------
 
 // {gpu, partition, batch, heads, qLen, kvLen, blockQ, blockK, causal, blocksPerSm}

@@ -63,10 +63,6 @@ std::vector<std::size_t> integer_list(const val& obj, const char* key, std::size
     return out;
 }
 
-val uint8_array(const std::vector<std::uint8_t>& v) {
-    return val(emscripten::typed_memory_view(v.size(), v.data())).call<val>("slice");
-}
-
 val float_array(const std::vector<float>& v) { return to_float32_array(v); }
 
 val number_array(const std::vector<double>& v) {
@@ -222,7 +218,7 @@ val sliding_window_mask_js(const val& in) {
     return guarded([&] {
         const std::size_t n = required_integer(in, "seqLen", 1, kMaxTraceLength);
         const std::size_t w = required_integer(in, "window", 1, kMaxTraceLength);
-        return uint8_array(sliding_window_mask(n, w).allowed);
+        return typed_array(sliding_window_mask(n, w).allowed);
     });
 }
 
@@ -250,7 +246,7 @@ val sliding_window_influence_js(const val& in) {
                         std::to_string(kMaxInfluenceCells));
         }
         val rows = val::array();
-        for (const auto& row : sliding_window_influence(layers, window, n, source)) rows.call<void>("push", uint8_array(row));
+        for (const auto& row : sliding_window_influence(layers, window, n, source)) rows.call<void>("push", typed_array(row));
         return rows;
     });
 }

@@ -27,11 +27,6 @@ val args_object(const val& obj) {
     return obj;
 }
 
-template <class T>
-val typed_array(const std::vector<T>& v) {
-    return val(emscripten::typed_memory_view(v.size(), v.data())).call<val>("slice");
-}
-
 // ---- arguments -------------------------------------------------------------------------------
 
 WorkloadParams workload_arg(const val& in) {
