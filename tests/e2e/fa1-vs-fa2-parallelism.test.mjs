@@ -6,7 +6,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadModule } from '../wasm/load.mjs';
-import { horizontalOverflow, percentile, playingFrameIntervals, screenshot, startSite, sweepTimes, timingSummary } from './browser.mjs';
+import { horizontalOverflow, percentile, playingFrameIntervals, screenshot, settledHash, startSite, sweepTimes, timingSummary } from './browser.mjs';
 
 const VIZ = '/visualizations/fa1-vs-fa2-parallelism/';
 let site;
@@ -25,7 +25,6 @@ function expected({ gpu = 'a100-sxm-80gb', batch = 1, heads = 16, n = 8192, d = 
   return { fa1: side('fa1'), fa2: side('fa2') };
 }
 const near = (a, b, what) => assert.ok(Math.abs(a - b) <= 1e-9 * Math.abs(b), `${what}: ${a} != ${b}`);
-const hashOf = async (page) => Object.fromEntries(new URLSearchParams(await page.evaluate(() => location.hash.slice(1))));
 
 async function checkSides(page, exp) {
   for (const key of ['fa1', 'fa2']) {
@@ -50,7 +49,7 @@ test('batch 1: FA1 starves the SMs, FA2 fills them; the batch slider converges t
   const many = expected({ batch: 64 });
   await checkSides(page, many);
   assert.ok(Math.abs(many.fa1.util - many.fa2.util) < 0.06, 'large batch converges');
-  assert.equal((await hashOf(page)).batch, '64');
+  assert.equal((await settledHash(page)).batch, '64');
   await page.locator('body').click({ position: { x: 2, y: 2 } });
   await page.keyboard.press('End');
   assert.match(await page.getByTestId('narration').textContent(), /Done\. FA1: 1,024 blocks/);
@@ -65,7 +64,7 @@ test('the URL hash restores GPU, batch, heads, N, d, causal and the step', async
   await checkSides(page, exp);
   assert.equal(exp.fa1.smCount, 132);
   assert.equal(await page.getByTestId('batch').textContent(), '4');
-  assert.deepEqual(await hashOf(page), { gpu: 'h100-sxm', batch: '4', heads: '8', n: '4096', d: '64', causal: '1', step: '2' });
+  assert.deepEqual(await settledHash(page), { gpu: 'h100-sxm', batch: '4', heads: '8', n: '4096', d: '64', causal: '1', step: '2' });
   assert.equal(await page.getByRole('checkbox', { name: 'causal' }).isChecked(), true);
   assert.deepEqual(problems, []);
   await close();
@@ -86,14 +85,14 @@ test('keyboard: Home, arrows, End and Space step through the waves; focus is vis
   const { page, problems, close } = await site.open(VIZ);
   await page.locator('body').click({ position: { x: 2, y: 2 } });
   await page.keyboard.press('Home');
-  assert.equal((await hashOf(page)).step, '0');
+  assert.equal((await settledHash(page)).step, '0');
   assert.match(await page.getByTestId('narration').textContent(), /Press Play/);
   await page.keyboard.press('ArrowRight');
-  assert.equal((await hashOf(page)).step, '1');
+  assert.equal((await settledHash(page)).step, '1');
   // After FA2's first wave (64 tiles of 128 x 128 at N = 8192) the second wave has taken over.
   assert.match(await page.getByTestId('narration').textContent(), /^Tile 64 of 4,096: FA2 has 108 SMs busy/);
   await page.keyboard.press('End');
-  assert.equal((await hashOf(page)).step, '11');  // 10 FA2 waves and 1 FA1 wave: 11 ends after 0
+  assert.equal((await settledHash(page)).step, '11');  // 10 FA2 waves and 1 FA1 wave: 11 ends after 0
   await page.keyboard.press('Home');
   await page.keyboard.press('+');
   await page.keyboard.press('+');

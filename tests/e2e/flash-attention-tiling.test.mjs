@@ -5,7 +5,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadModule } from '../wasm/load.mjs';
-import { horizontalOverflow, screenshot, startSite, sweepTimes, timingSummary } from './browser.mjs';
+import { horizontalOverflow, screenshot, settledHash, startSite, sweepTimes, timingSummary } from './browser.mjs';
 
 const VIZ = '/visualizations/flash-attention-tiling/';
 let site;
@@ -30,9 +30,7 @@ const standardSteps = (cfg = {}) => core.standardAttentionTrace(input(cfg)).step
 const shown = (x) => (x === -Infinity ? '−∞' : x.toFixed(2).replace('-', '−').replace(/^−(0\.00)$/, '$1'));
 
 const bytesOf = (page, cls) => page.locator(`.memory-bar.${cls}`).getAttribute('data-bytes').then(Number);
-// The figure writes the hash 150 ms after the last change (replaceState is slow in Chromium).
-const settleHash = (page) => page.waitForTimeout(350);
-const stepFromUrl = async (page) => { await settleHash(page); return Number(new URL(page.url()).hash.match(/step=(\d+)/)[1]); };
+const stepFromUrl = async (page) => Number((await settledHash(page)).step);
 
 // Numbers glide to their new value; wait (up to 3 s) for a text to settle, then return it.
 async function settled(locator) {
@@ -110,10 +108,10 @@ test('controls: Standard mode stores S and P, causal skips blocks, FA1 order and
   await page.getByRole('button', { name: /Reset/ }).click();
   for (let i = 0; i < 4; i++) await page.getByRole('button', { name: /Step forward/ }).click();
   await expectCountersAt(page, fa1, 4, 'fa1 step 4');
-  await settleHash(page);
-  assert.match(page.url(), /order=fa1/);
-  assert.match(page.url(), /br=8/);
-  assert.match(page.url(), /causal=1/);
+  const hash = await settledHash(page);
+  assert.equal(hash.order, 'fa1');
+  assert.equal(hash.br, '8');
+  assert.equal(hash.causal, '1');
   assert.deepEqual(problems, []);
   await close();
 });
@@ -121,8 +119,7 @@ test('controls: Standard mode stores S and P, causal skips blocks, FA1 order and
 test('the URL hash restores every setting and the step, and is written back unchanged', async () => {
   const hash = 'n=32&d=8&br=8&bc=4&order=fa1&mode=flash&causal=1&step=17';
   const { page, problems, close } = await site.open(`${VIZ}#${hash}`);
-  await settleHash(page);
-  assert.equal(new URL(page.url()).hash, `#${hash}`);
+  assert.deepEqual(await settledHash(page), Object.fromEntries(new URLSearchParams(hash)));
   const steps = flashSteps({ n: 32, d: 8, br: 8, bc: 4, causal: true }, 'fa1');
   assert.equal(await page.getByTestId('step-count').textContent(), `step 18 / ${steps.length}`);
   await expectCountersAt(page, steps, 17, 'restored');

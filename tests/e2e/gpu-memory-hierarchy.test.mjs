@@ -5,7 +5,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadModule } from '../wasm/load.mjs';
-import { horizontalOverflow, percentile, playingFrameIntervals, screenshot, startSite, sweepTimes, timingSummary } from './browser.mjs';
+import { horizontalOverflow, percentile, playingFrameIntervals, screenshot, settledHash, startSite, sweepTimes, timingSummary } from './browser.mjs';
 
 const VIZ = '/visualizations/gpu-memory-hierarchy/';
 let site;
@@ -17,8 +17,6 @@ const predict = (gpu, n, d, heads, algorithm) =>
   core.predictAttention({ gpu, batch: 1, heads, qLen: n, headDim: d, algorithm, precision: 'fp16' });
 const near = (a, b, what) => assert.ok(Math.abs(a - b) <= 1e-9 * Math.abs(b), `${what}: ${a} != ${b}`);
 const seconds = async (page, id) => Number(await page.getByTestId(id).getAttribute('data-seconds'));
-// Read from the page (page.url() can lag behind history.replaceState).
-const hashOf = async (page) => Object.fromEntries(new URLSearchParams(await page.evaluate(() => location.hash.slice(1))));
 
 test('totals, bound and preset numbers are the core\'s; FlashAttention mode switches them', async () => {
   const { page, problems, close } = await site.open(VIZ);
@@ -58,7 +56,7 @@ test('totals, bound and preset numbers are the core\'s; FlashAttention mode swit
   await page.getByRole('radio', { name: 'FlashAttention' }).click();
   near(await seconds(page, 'total-time'), fl.timeS, 'flash time');
   near(Number(await page.getByTestId('hbm-total').getAttribute('data-bytes')), fl.hbmBytes, 'flash HBM bytes');
-  assert.equal((await hashOf(page)).mode, 'flash');
+  assert.equal((await settledHash(page)).mode, 'flash');
   await screenshot(page, 'gpu-memory-hierarchy-1280');
   assert.deepEqual(problems, []);
   await close();
@@ -77,7 +75,7 @@ test('the URL hash restores GPU, N, d, heads, mode and the clock; the elapsed ti
   assert.equal(await page.getByTestId('cap-sram').textContent(), `${h100.sramPerSmBytes.value / 1024} KiB × ${h100.smCount.value} SMs`);
   near(Number(await page.getByTestId('sram-hbm-ratio').getAttribute('data-ratio')), h100.sramBytesPerS.value / h100.hbmBytesPerS.value, 'H100 SRAM/HBM ratio');
   assert.equal(await page.getByTestId('bw-host').textContent(), '128 GB/s');
-  assert.deepEqual(await hashOf(page), { gpu: 'h100-sxm', n: '8192', d: '128', heads: '8', mode: 'standard', step: '5' });
+  assert.deepEqual(await settledHash(page), { gpu: 'h100-sxm', n: '8192', d: '128', heads: '8', mode: 'standard', step: '5' });
   // Mid-run, the narration quotes the bytes moved so far.
   assert.match(await page.getByTestId('narration').textContent(), /read from HBM and .* written so far/);
   assert.deepEqual(problems, []);
@@ -103,13 +101,13 @@ test('keyboard: Home, arrows, End and Space drive the clock; focus is visible', 
   const { page, problems, close } = await site.open(VIZ);
   await page.locator('body').click({ position: { x: 2, y: 2 } });
   await page.keyboard.press('Home');
-  assert.equal((await hashOf(page)).step, '0');
+  assert.equal((await settledHash(page)).step, '0');
   assert.equal(await seconds(page, 'elapsed'), 0);
   await page.keyboard.press('ArrowRight');
   await page.keyboard.press('ArrowRight');
-  assert.equal((await hashOf(page)).step, '2');
+  assert.equal((await settledHash(page)).step, '2');
   await page.keyboard.press('End');
-  const last = Number((await hashOf(page)).step);
+  const last = Number((await settledHash(page)).step);
   assert.ok(last >= 20);
   await page.keyboard.press('Home');
   await page.keyboard.press('+');

@@ -60,7 +60,22 @@ function side(name: Side['name'], work: WorkPartitionResult, roofline: Attention
   return { name, work, bySm: lists.map((l) => Int32Array.from(l)), timeS: roofline.timeS / work.smUtilization };
 }
 
+// Figures already built, by configuration: a reader dragging the batch slider back and forth
+// revisits the same launches, and the core's answer for a launch never changes.
+const built = new Map<string, Figure>();
+const MAX_BUILT = 64;
+
 export function buildFigure(core: AttnFlash, config: Config): Figure {
+  const key = JSON.stringify([config.gpu, config.batch, config.heads, config.n, config.d, config.causal]);
+  const known = built.get(key);
+  if (known) return known;
+  const fig = computeFigure(core, config);
+  if (built.size >= MAX_BUILT) built.delete(built.keys().next().value!);
+  built.set(key, fig);
+  return fig;
+}
+
+function computeFigure(core: AttnFlash, config: Config): Figure {
   const preset = core.gpuPreset(config.gpu);
   const causal = config.causal ? 'top_left' as const : 'none' as const;
   const launch = { gpu: config.gpu, batch: config.batch, heads: config.heads, qLen: config.n, blockQ: BLOCK, blockK: BLOCK, causal };
@@ -101,10 +116,24 @@ export function doneBy(s: Side, t: number): number {
 }
 
 // A colour per (batch, head): golden-angle hues, so neighbouring heads differ and FA2's many
-// blocks of one head share their head's colour.
-export function pairColor(batch: number, head: number, heads: number, alpha = 1): string {
+// blocks of one head share their head's colour. As 0-255 RGB for the timeline's pixel buffer.
+export function pairRgb(batch: number, head: number, heads: number): [number, number, number] {
   const pair = batch * heads + head;
-  return `hsla(${(pair * 137.508) % 360}, 70%, ${58 + (pair % 3) * 6}%, ${alpha})`;
+  const h = (pair * 137.508) % 360, s = 0.7, l = 0.58 + (pair % 3) * 0.06;
+  // HSL to RGB (CSS Color 4, hslToRgb).
+  const a = s * Math.min(l, 1 - l);
+  const channel = (n: number) => {
+    const k = (n + h / 30) % 12;
+    return Math.round(255 * (l - a * Math.max(-1, Math.min(k - 3, 9 - k, 1))));
+  };
+  return [channel(0), channel(8), channel(4)];
+}
+
+// As a CSS colour, cached by pair: the SM map asks for one per SM on every frame of playback.
+const pairColors: string[] = [];
+export function pairColor(batch: number, head: number, heads: number): string {
+  const pair = batch * heads + head;
+  return (pairColors[pair] ??= `rgb(${pairRgb(batch, head, heads).join(', ')})`);
 }
 
 export { fmtSeconds as fmtTime } from '../shared/format';

@@ -1,9 +1,9 @@
 // The figure's state: the launch (GPU, batch, heads, N, d, causal) and the clock over waves,
 // restored from and written to the URL hash. A launch the core rejects (e.g. more thread blocks
 // than the in-browser limit) keeps the last good figure on screen and sets `error`.
-import { effect, signal } from '@preact/signals';
+import { batch, signal } from '@preact/signals';
 import type { AttnFlash } from '../../../wasm/load';
-import { readHash, writeHash } from '../shared/hashState';
+import { readHash, syncHash } from '../shared/hashState';
 import { createClock } from '../shared/stepper';
 import { buildFigure, DEFAULT_CONFIG, type Config, type Figure } from './model';
 
@@ -30,18 +30,20 @@ export function createFigureState(core: AttnFlash) {
     const config = { ...figure.value.config, ...change };
     try {
       const next = buildFigure(core, config);
-      figure.value = next;
-      error.value = null;
-      clock.setStops(next.stops, atStep ?? next.openStep);
+      batch(() => {
+        figure.value = next;
+        error.value = null;
+        clock.setStops(next.stops, atStep ?? next.openStep);
+      });
     } catch (e) {
       error.value = `The core rejected this launch: ${(e as Error).message}`;
     }
   };
   if (Object.keys(hash).length > 0) configure(configFromHash(hash), hash.step === undefined ? undefined : Number(hash.step));
 
-  effect(() => {
+  syncHash(() => {
     const c = figure.value.config;
-    writeHash({ gpu: c.gpu, batch: c.batch, heads: c.heads, n: c.n, d: c.d, causal: c.causal ? 1 : 0, step: clock.step.value });
+    return { gpu: c.gpu, batch: c.batch, heads: c.heads, n: c.n, d: c.d, causal: c.causal ? 1 : 0, step: clock.step.value };
   });
   return { figure, error, clock, configure };
 }

@@ -1,9 +1,9 @@
 // The figure's state: the configuration (GPU, precision, head dim, consumers, key blocks, schedule)
 // and the playback position, restored from and written to the URL hash. A configuration the core
 // rejects keeps the last good figure on screen and sets `error`, which the page displays.
-import { effect, signal } from '@preact/signals';
+import { batch, signal } from '@preact/signals';
 import type { AttnFlash, Fa3ScheduleName } from '../../../wasm/load';
-import { readHash, writeHash } from '../shared/hashState';
+import { readHash, syncHash } from '../shared/hashState';
 import { createStepper } from '../shared/stepper';
 import { buildFigure, DEFAULT_CONFIG, type Config, type Figure } from './model';
 
@@ -29,21 +29,23 @@ export function createFigureState(core: AttnFlash) {
   const configure = (change: Partial<Config>, atStep?: number) => {
     const config = { ...figure.value.config, ...change };
     try {
-      figure.value = buildFigure(core, config);
-      error.value = null;
+      const next = buildFigure(core, config);
+      batch(() => {
+        figure.value = next;
+        error.value = null;
+        stepper.playing.value = false;
+        stepper.count.value = next.events.length;
+        stepper.seek(atStep ?? next.events.length - 1);
+      });
     } catch (e) {
       error.value = `The core rejected this configuration: ${(e as Error).message}`;
-      return;
     }
-    stepper.playing.value = false;
-    stepper.count.value = figure.value.events.length;
-    stepper.seek(atStep ?? stepper.count.value - 1);
   };
   if (Object.keys(hash).length > 0) configure(configFromHash(hash), hash.step === undefined ? undefined : Number(hash.step));
 
-  effect(() => {
+  syncHash(() => {
     const c = figure.value.config;
-    writeHash({ gpu: c.gpu, prec: c.precision, d: c.headDim, wg: c.consumers, blocks: c.iterations, schedule: c.schedule, step: stepper.step.value });
+    return { gpu: c.gpu, prec: c.precision, d: c.headDim, wg: c.consumers, blocks: c.iterations, schedule: c.schedule, step: stepper.step.value };
   });
   return { figure, error, stepper, configure };
 }

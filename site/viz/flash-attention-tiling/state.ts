@@ -1,9 +1,9 @@
 // The figure's state: the configuration (N, d, Br, Bc, loop order, mode, causal) and the step,
 // restored from and written to the URL hash. A configuration the core rejects keeps the last good
 // run on screen and sets `error`, which the page displays with the core's own message.
-import { batch, effect, signal } from '@preact/signals';
+import { batch, signal } from '@preact/signals';
 import type { AttnFlash } from '../../../wasm/load';
-import { readHash, writeHash } from '../shared/hashState';
+import { readHash, syncHash } from '../shared/hashState';
 import { createStepper } from '../shared/stepper';
 import { buildRun, DEFAULTS, type Config, type Run } from './model';
 
@@ -45,19 +45,12 @@ export function createFigureState(core: AttnFlash) {
   };
   setConfig(configFromHash(hash), Number(hash.step) || 0);
 
-  // history.replaceState is slow in Chromium (hundreds of microseconds, throttled when called
-  // often), so the hash follows the figure a moment after it settles rather than on every step.
-  let pending = 0;
-  effect(() => {
+  syncHash(() => {
     const c = run.value.config;
-    const values = { n: c.n, d: c.d, br: c.br, bc: c.bc, order: c.order, mode: c.mode, causal: c.causal ? 1 : 0, step: stepper.step.value };
-    window.clearTimeout(pending);
-    pending = window.setTimeout(() => writeHash(values), HASH_DELAY_MS);
+    return { n: c.n, d: c.d, br: c.br, bc: c.bc, order: c.order, mode: c.mode, causal: c.causal ? 1 : 0, step: stepper.step.value };
   });
   return { core, stepper, run, error, setConfig };
 }
-
-const HASH_DELAY_MS = 150;
 
 const describe = (c: Config) => `N = ${c.n}, d = ${c.d}, Br = ${c.br}, Bc = ${c.bc}`;
 

@@ -1,9 +1,9 @@
 // The figure's state: the configuration (GPU, N, d, heads, standard or flash) and the clock,
 // restored from and written to the URL hash. A configuration the core rejects keeps the last good
 // figure on screen and sets `error`, which the page shows.
-import { effect, signal } from '@preact/signals';
+import { batch, signal } from '@preact/signals';
 import type { AttnFlash } from '../../../wasm/load';
-import { readHash, writeHash } from '../shared/hashState';
+import { readHash, syncHash } from '../shared/hashState';
 import { createClock } from '../shared/stepper';
 import { buildFigure, DEFAULT_CONFIG, type Config, type Figure, type Mode } from './model';
 
@@ -34,20 +34,22 @@ export function createFigureState(core: AttnFlash) {
     try {
       const next = buildFigure(core, config);
       const onlyMode = Object.keys(change).every((k) => k === 'mode');
-      figure.value = next;
-      error.value = null;
-      // Switching standard/flash keeps the clock (both share one time axis); anything else changes
-      // the times, so the clock jumps to the end of the new run.
-      if (!onlyMode || atStep !== undefined) clock.setStops(next.stops, atStep ?? next.stops.length - 1);
+      batch(() => {
+        figure.value = next;
+        error.value = null;
+        // Switching standard/flash keeps the clock (both share one time axis); anything else changes
+        // the times, so the clock jumps to the end of the new run.
+        if (!onlyMode || atStep !== undefined) clock.setStops(next.stops, atStep ?? next.stops.length - 1);
+      });
     } catch (e) {
       error.value = `The core rejected this configuration: ${(e as Error).message}`;
     }
   };
   if (Object.keys(hash).length > 0) configure(configFromHash(hash), hash.step === undefined ? undefined : Number(hash.step));
 
-  effect(() => {
+  syncHash(() => {
     const c = figure.value.config;
-    writeHash({ gpu: c.gpu, n: c.n, d: c.d, heads: c.heads, mode: c.mode, step: clock.step.value });
+    return { gpu: c.gpu, n: c.n, d: c.d, heads: c.heads, mode: c.mode, step: clock.step.value };
   });
   return { figure, error, clock, configure };
 }

@@ -1,9 +1,9 @@
 // The figure's state: which step is shown and which example (seed) it shows, restored from and
 // written to the URL hash. A seed the core rejects leaves the last good example in place and
 // sets `error`, which the page displays.
-import { effect, signal } from '@preact/signals';
+import { signal } from '@preact/signals';
 import type { AttnFlash } from '../../../wasm/load';
-import { readHash, writeHash } from '../shared/hashState';
+import { readHash, syncHash } from '../shared/hashState';
 import { createStepper } from '../shared/stepper';
 import { buildExample, STEP_LABELS, type Example } from './model';
 
@@ -27,7 +27,7 @@ export function createFigureState(core: AttnFlash) {
   };
   if (hash.seed !== undefined) loadSeed(Number(hash.seed), hash.seed);
 
-  effect(() => writeHash({ step: stepper.step.value, seed: example.value.seed }));
+  syncHash(() => ({ step: stepper.step.value, seed: example.value.seed }));
   return { stepper, example, error, loadSeed };
 }
 

@@ -1,19 +1,25 @@
 // GPUBlock: a GPU drawn as its grid of streaming multiprocessors (SMs) and the memory pools it
-// talks to (L2, HBM, host, ...), in one SVG sized in pixels so its text stays readable at 375 px.
+// talks to (L2, HBM, host, ...), sized in pixels so its text stays readable at 375 px. The chip,
+// its label, the pools and the links are SVG; the SM cells are painted on a canvas laid over the
+// chip, because figures recolour every SM on every frame of playback and a hundred-odd SVG
+// elements restyled per frame cost far more than one small canvas repaint.
 //   smCount      SMs to draw (a GPU preset's smCount)
 //   width        drawing width in px; the height follows (gpuBlockLayout returns both)
 //   direction    'row': pools to the right of the chip, nearest first; 'column': pools side by side below it
 //   label        text on the chip, e.g. "A100: 108 SMs"
-//   smFill       colour of SM i (a CSS colour or var(--token)); default: idle grey
+//   smFill       colour of SM i (a colour string the canvas accepts: hex, rgb(), hsl(); not var());
+//                default: idle grey
 //   smTitle      hover text of SM i (optional)
 //   pools        memory levels beside the chip: id, label, detail lines, colour, and title (hover
 //                text, e.g. the numbers' sources); a pool is focusable when onPoolFocus is given
 //   activePool   id of a pool drawn highlighted (e.g. the one whose sources are shown)
 //   onPoolFocus  called with a pool's id on hover or keyboard focus
-//   overlay      drawn last, in the same coordinates, given the layout (particles, highlights)
+//   overlay      drawn last in the SVG, in the same coordinates, given the layout (particles, highlights)
 //   columns      SM grid columns; default: about 1.5 times as many columns as rows
-// SMs spring in on first paint (CSS, dropped under reduced motion); their fill transitions.
+// SMs spring in one after another when the grid first appears (snapped under reduced motion).
 import type { ComponentChildren } from 'preact';
+import { useLayoutEffect, useRef } from 'preact/hooks';
+import { reducedMotion } from './motion';
 import './GPUBlock.css';
 
 export interface GPUPool {
@@ -49,6 +55,7 @@ export interface GPUBlockProps {
   class?: string;
 }
 
+const IDLE_SM = '#262626';
 const PAD = 8, LABEL_H = 20, GAP = 2, POOL_GAP = 26, POOL_H = 62;
 
 export function gpuBlockLayout({ smCount, width, direction = 'row', pools = [], columns }:
@@ -78,52 +85,106 @@ export function gpuBlockLayout({ smCount, width, direction = 'row', pools = [], 
   return { width, height, chip, cells, pools: poolRects };
 }
 
+// Entry: SM i starts springing in after its delay (a sweep across the grid) and takes SPRING_MS.
+const SPRING_MS = 420;
+const entryDelay = (i: number) => (i % 16) * 12 + Math.floor(i / 16) * 18;
+// Ease-out with overshoot (the CSS cubic-bezier(0.34, 1.56, 0.64, 1) family): scale 0.2 -> ~1.08 -> 1.
+const springScale = (p: number) => (p >= 1 ? 1 : 0.2 + 0.8 * (1 + 2.2 * (p - 1) ** 3 + 1.2 * (p - 1) ** 2));
+
+function paintSms(canvas: HTMLCanvasElement, layout: GPUBlockLayout, fill: (sm: number) => string, sinceMs: number): boolean {
+  const { chip, cells } = layout;
+  const dpr = Math.min(window.devicePixelRatio || 1, 2);
+  const w = Math.round(chip.w * dpr), h = Math.round(chip.h * dpr);
+  if (canvas.width !== w || canvas.height !== h) { canvas.width = w; canvas.height = h; }
+  const g = canvas.getContext('2d')!;
+  g.setTransform(dpr, 0, 0, dpr, 0, 0);
+  g.clearRect(0, 0, chip.w, chip.h);
+  let settling = false;
+  cells.forEach((c, i) => {
+    const p = Math.min(1, Math.max(0, (sinceMs - entryDelay(i)) / SPRING_MS));
+    if (p < 1) settling = true;
+    if (p <= 0) return;
+    const k = springScale(p), cw = c.w * k, ch = c.h * k;
+    g.globalAlpha = Math.min(1, p * 2);
+    g.fillStyle = fill(i);
+    g.beginPath();
+    g.roundRect(c.x - chip.x + (c.w - cw) / 2, c.y - chip.y + (c.h - ch) / 2, cw, ch, Math.min(3, cw / 4));
+    g.fill();
+  });
+  g.globalAlpha = 1;
+  return settling;
+}
+
 export function GPUBlock(props: GPUBlockProps) {
   const { smCount, label, smFill, smTitle, pools = [], activePool, onPoolFocus, overlay } = props;
   const layout = gpuBlockLayout(props);
-  const { chip, cells } = layout;
+  const { chip } = layout;
   const row = (props.direction ?? 'row') === 'row';
+  const canvas = useRef<HTMLCanvasElement>(null);
+  // When the current grid first appeared (a new SM count replays the entry); null once settled.
+  const entry = useRef<{ smCount: number; start: number | null }>({ smCount: -1, start: null });
+  const fill = (sm: number) => (smFill ? smFill(sm) : IDLE_SM);
+
+  useLayoutEffect(() => {
+    const el = canvas.current!;
+    if (entry.current.smCount !== smCount) entry.current = { smCount, start: reducedMotion.value ? null : performance.now() };
+    const start = entry.current.start;
+    if (start === null) { paintSms(el, layout, fill, Infinity); return; }
+    // While the cells spring in, repaint every frame with the latest fills.
+    let frame = 0;
+    const tick = () => {
+      if (paintSms(el, layout, fill, performance.now() - start)) frame = requestAnimationFrame(tick);
+      else entry.current.start = null;
+    };
+    tick();
+    return () => cancelAnimationFrame(frame);
+  });
+
+  // One hover text for the canvas: the SM under the pointer.
+  const onPointerMove = smTitle ? (e: PointerEvent) => {
+    const el = e.currentTarget as HTMLCanvasElement, box = el.getBoundingClientRect();
+    const x = e.clientX - box.left + chip.x, y = e.clientY - box.top + chip.y;
+    const i = layout.cells.findIndex((c) => x >= c.x && x < c.x + c.w && y >= c.y && y < c.y + c.h);
+    el.title = i >= 0 ? smTitle(i) : '';
+  } : undefined;
+
   // Links join the chip to the first pool and each pool to the next (the path data moves along).
   const ends = [chip, ...layout.pools];
   return (
-    <svg class={`gpu-block${props.class ? ' ' + props.class : ''}`} width={layout.width} height={layout.height}
-      viewBox={`0 0 ${layout.width} ${layout.height}`} role="group" aria-label={label ?? `GPU with ${smCount} SMs`}>
-      {layout.pools.map((p, i) => {
-        const a = ends[i];
-        return row
-          ? <line key={`l${i}`} class="gpu-link" x1={a.x + a.w} y1={a.y + a.h / 2} x2={p.x} y2={p.y + p.h / 2} />
-          : i === 0
-            ? <line key={`l${i}`} class="gpu-link" x1={p.x + p.w / 2} y1={a.y + a.h} x2={p.x + p.w / 2} y2={p.y} />
-            : <line key={`l${i}`} class="gpu-link" x1={a.x + a.w} y1={p.y + p.h / 2} x2={p.x} y2={p.y + p.h / 2} />;
-      })}
-      <rect class="gpu-chip" x={chip.x + 0.5} y={chip.y + 0.5} width={chip.w - 1} height={chip.h - 1} rx={8} />
-      {label && <text class="gpu-chip-label" x={chip.x + PAD} y={chip.y + PAD + 11}>{label}</text>}
-      <g class="gpu-sms">
-        {cells.map((c, i) => (
-          <rect key={i} class="gpu-sm" x={c.x} y={c.y} width={c.w} height={c.h} rx={Math.min(3, c.w / 4)}
-            style={{ fill: smFill ? smFill(i) : undefined, animationDelay: `${(i % 16) * 12 + Math.floor(i / 16) * 18}ms` }}>
-            {smTitle && <title>{smTitle(i)}</title>}
-          </rect>
-        ))}
-      </g>
-      {pools.map((pool, i) => {
-        const r = layout.pools[i];
-        const focus = onPoolFocus ? () => onPoolFocus(pool.id) : undefined;
-        return (
-          <g key={pool.id} class={`gpu-pool${activePool === pool.id ? ' active' : ''}`} data-pool={pool.id}
-            tabIndex={onPoolFocus ? 0 : undefined} onFocus={focus} onMouseEnter={focus}
-            role={onPoolFocus ? 'button' : undefined} aria-label={[pool.label, ...(pool.detail ?? [])].join(', ')}>
-            {pool.title && <title>{pool.title}</title>}
-            <rect x={r.x + 0.5} y={r.y + 0.5} width={r.w - 1} height={r.h - 1} rx={8} style={{ stroke: pool.color }} />
-            <rect class="gpu-pool-band" x={r.x + 1} y={r.y + 1} width={4} height={r.h - 2} style={{ fill: pool.color }} />
-            <text class="gpu-pool-label" x={r.x + 12} y={r.y + 18}>{pool.label}</text>
-            {(pool.detail ?? []).map((line, j) => (
-              <text key={j} class="gpu-pool-detail" x={r.x + 12} y={r.y + 35 + j * 15}>{line}</text>
-            ))}
-          </g>
-        );
-      })}
-      {overlay?.(layout)}
-    </svg>
+    <div class={`gpu-block${props.class ? ' ' + props.class : ''}`} style={{ width: `${layout.width}px`, height: `${layout.height}px` }}>
+      <svg width={layout.width} height={layout.height} viewBox={`0 0 ${layout.width} ${layout.height}`}
+        role="group" aria-label={label ?? `GPU with ${smCount} SMs`}>
+        {layout.pools.map((p, i) => {
+          const a = ends[i];
+          return row
+            ? <line key={`l${i}`} class="gpu-link" x1={a.x + a.w} y1={a.y + a.h / 2} x2={p.x} y2={p.y + p.h / 2} />
+            : i === 0
+              ? <line key={`l${i}`} class="gpu-link" x1={p.x + p.w / 2} y1={a.y + a.h} x2={p.x + p.w / 2} y2={p.y} />
+              : <line key={`l${i}`} class="gpu-link" x1={a.x + a.w} y1={p.y + p.h / 2} x2={p.x} y2={p.y + p.h / 2} />;
+        })}
+        <rect class="gpu-chip" x={chip.x + 0.5} y={chip.y + 0.5} width={chip.w - 1} height={chip.h - 1} rx={8} />
+        {label && <text class="gpu-chip-label" x={chip.x + PAD} y={chip.y + PAD + 11}>{label}</text>}
+        {pools.map((pool, i) => {
+          const r = layout.pools[i];
+          const focus = onPoolFocus ? () => onPoolFocus(pool.id) : undefined;
+          return (
+            <g key={pool.id} class={`gpu-pool${activePool === pool.id ? ' active' : ''}`} data-pool={pool.id}
+              tabIndex={onPoolFocus ? 0 : undefined} onFocus={focus} onMouseEnter={focus}
+              role={onPoolFocus ? 'button' : undefined} aria-label={[pool.label, ...(pool.detail ?? [])].join(', ')}>
+              {pool.title && <title>{pool.title}</title>}
+              <rect x={r.x + 0.5} y={r.y + 0.5} width={r.w - 1} height={r.h - 1} rx={8} style={{ stroke: pool.color }} />
+              <rect class="gpu-pool-band" x={r.x + 1} y={r.y + 1} width={4} height={r.h - 2} style={{ fill: pool.color }} />
+              <text class="gpu-pool-label" x={r.x + 12} y={r.y + 18}>{pool.label}</text>
+              {(pool.detail ?? []).map((line, j) => (
+                <text key={j} class="gpu-pool-detail" x={r.x + 12} y={r.y + 35 + j * 15}>{line}</text>
+              ))}
+            </g>
+          );
+        })}
+        {overlay?.(layout)}
+      </svg>
+      <canvas ref={canvas} class="gpu-sms" aria-hidden="true" onPointerMove={onPointerMove}
+        style={{ left: `${chip.x}px`, top: `${chip.y}px`, width: `${chip.w}px`, height: `${chip.h}px` }} />
+    </div>
   );
 }
