@@ -14,6 +14,8 @@ after(() => site.close());
 
 const pipeline = (cfg = {}) => core.fa3Pipeline({ gpu: 'h100-sxm', precision: 'fp16', headDim: 128, consumerWarpgroups: 2, iterations: 4, ...cfg });
 const schedule = (p, name) => p.schedules.find((s) => s.name === name);
+// The bars the timeline's canvas draws (it lists them in data-bars): op, lane, key block, height.
+const barsOf = async (page) => JSON.parse(await page.getByTestId('timeline-bars').getAttribute('data-bars'));
 const valueOf = async (page, id) => Number(await page.getByTestId(id).locator('[data-value]').getAttribute('data-value'));
 
 test('the default view is FA3 on an H100 SXM, with the core\'s total and speed-up', async () => {
@@ -22,8 +24,10 @@ test('the default view is FA3 on an H100 SXM, with the core\'s total and speed-u
   assert.ok(Math.abs(await valueOf(page, 'total') - fa3.totalS * 1e6) < 1e-9);
   assert.ok(Math.abs(await valueOf(page, 'speedup') - fa3.speedup) < 1e-12);
   assert.equal(await page.getByTestId('baseline').textContent(), `${(schedule(pipeline(), 'sequential').totalS * 1e6).toFixed(2)} µs`);
-  // One bar per segment of the schedule, drawn twice (the faint whole run and the lit elapsed part).
-  assert.equal(await page.locator('.timeline .seg').count(), 2 * fa3.segments.length);
+  // One bar per segment of the schedule, in its warpgroup's lane.
+  const bars = await barsOf(page);
+  assert.equal(bars.length, fa3.segments.length);
+  assert.deepEqual(bars.map((b) => [b.op, b.lane, b.iteration]), fa3.segments.map((s) => [s.op, s.warpgroup + 1, s.iteration]));
   assert.match(await page.getByTestId('narration').textContent(), /4 key blocks finish after 4\.50 µs/);
   await screenshot(page, 'fa3-warp-specialization-desktop');
   assert.deepEqual(problems, []);
@@ -38,8 +42,8 @@ test('switching to the synchronous schedule shows its total and a speed-up of 1'
   assert.equal(await valueOf(page, 'speedup'), 1);
   assert.equal((await settledHash(page)).schedule, 'sequential');
   // Consumers in lockstep share the tensor cores: their GEMM bars are half height.
-  const heights = await page.locator('.timeline .seg.gemm0 rect').evaluateAll((rs) => rs.map((r) => Number(r.getAttribute('height'))));
-  assert.ok(heights.every((h) => h === 15));
+  const heights = (await barsOf(page)).filter((b) => b.op === 'gemm0').map((b) => b.height);
+  assert.ok(heights.length === 8 && heights.every((h) => h === 15), `GEMM0 bar heights ${heights}`);
   const busy = seq.segments.filter((s) => s.unit === 'tensor_cores').reduce((a, s) => a + (s.endS - s.startS) * s.unitShare, 0) / seq.totalS;
   assert.equal(await page.getByTestId('busy-tensor_cores').textContent(), `${(busy * 100).toFixed(0)}%`);
   assert.deepEqual(problems, []);

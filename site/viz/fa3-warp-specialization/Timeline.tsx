@@ -3,7 +3,14 @@
 // schedules shows the same work compressing. The whole run is drawn faintly; the part before the
 // cursor is lit. A bar's height is the share of its hardware unit it gets: consumers running in
 // lockstep split the tensor cores, so their bars are half height.
+// Lanes, labels and the axis are SVG; the bars, the end markers and the cursor are painted on a
+// canvas over them. When the schedule changes, every bar glides from where it was to where it now
+// belongs (a springy ease over GLIDE_MS, in a few hundred canvas draws rather than CSS transitions
+// on a hundred-odd SVG elements); under reduced motion they jump.
+import { cubicBezier } from 'motion';
+import { useLayoutEffect, useRef } from 'preact/hooks';
 import type { Fa3Segment } from '../../../wasm/load';
+import { reducedMotion } from '../shared/motion';
 import { colors } from '../shared/theme';
 import { useResize } from '../shared/useResize';
 import { laneOf, micros, OP_LABELS, type Figure } from './model';
@@ -12,6 +19,8 @@ const LANE_H = 30;
 const LANE_GAP = 10;
 const TOP = 22;
 const AXIS_H = 26;
+const GLIDE_MS = 700;
+const glide = cubicBezier(0.34, 1.3, 0.64, 1);
 
 export const OP_COLORS = { load_k: colors.active, load_v: colors.active, gemm0: colors.sram, softmax: colors.heads[0], gemm1: colors.sram };
 const SHORT = { load_k: 'K', load_v: 'V', gemm0: 'QK', softmax: 'exp', gemm1: 'PV' };
@@ -25,63 +34,152 @@ function ticks(maxS: number): number[] {
   return Array.from({ length: Math.floor(maxUs / step) + 1 }, (_, i) => (i * step) / 1e6);
 }
 
+interface Box { x: number; y: number; w: number; h: number }
+interface Bar extends Box { key: string; segment: Fa3Segment }
+// What the canvas shows: the bars and the two end markers' x (NaN when a marker is absent).
+interface Scene { bars: Bar[]; baselineX: number; endX: number }
+
+const lerp = (a: number, b: number, t: number) => a + (b - a) * t;
+
+function paint(canvas: HTMLCanvasElement, scene: Scene, cursorX: number, width: number, height: number, plotBottom: number) {
+  const dpr = Math.min(window.devicePixelRatio || 1, 2);
+  const w = Math.round(width * dpr), h = Math.round(height * dpr);
+  if (canvas.width !== w || canvas.height !== h) { canvas.width = w; canvas.height = h; }
+  const g = canvas.getContext('2d')!;
+  g.setTransform(dpr, 0, 0, dpr, 0, 0);
+  g.clearRect(0, 0, width, height);
+  const bars = (lit: boolean) => {
+    g.globalAlpha = lit ? 0.95 : 0.16;
+    for (const b of scene.bars) {
+      g.fillStyle = OP_COLORS[b.segment.op];
+      g.beginPath();
+      g.roundRect(b.x, b.y, b.w, b.h, Math.min(3, b.w / 2, b.h / 2));
+      g.fill();
+    }
+    if (!lit) return;
+    g.globalAlpha = 1;
+    g.fillStyle = '#0a0a0a';
+    g.font = '650 10.5px system-ui, sans-serif';
+    g.textAlign = 'center';
+    g.textBaseline = 'middle';
+    for (const b of scene.bars) if (b.w > 24 && b.h >= 14) g.fillText(`${SHORT[b.segment.op]}${b.segment.iteration}`, b.x + b.w / 2, b.y + b.h / 2 + 0.5);
+  };
+  bars(false);
+  g.save();
+  g.beginPath();
+  g.rect(0, 0, cursorX, height);
+  g.clip();
+  bars(true);
+  g.restore();
+  g.globalAlpha = 1;
+  if (Number.isFinite(scene.baselineX)) {
+    g.strokeStyle = colors.hbm;
+    g.lineWidth = 1.5;
+    g.setLineDash([4, 3]);
+    g.beginPath(); g.moveTo(scene.baselineX, TOP - 14); g.lineTo(scene.baselineX, plotBottom); g.stroke();
+    g.setLineDash([]);
+    g.fillStyle = '#fca5a5';
+    g.font = '11px system-ui, sans-serif';
+    g.textAlign = 'right';
+    g.textBaseline = 'alphabetic';
+    g.fillText('synchronous ends', scene.baselineX - 4, TOP - 16);
+  }
+  g.strokeStyle = colors.text;
+  g.lineWidth = 1.5;
+  g.beginPath(); g.moveTo(scene.endX, TOP - 4); g.lineTo(scene.endX, plotBottom); g.stroke();
+  g.strokeStyle = '#93c5fd';
+  g.lineWidth = 2;
+  g.beginPath(); g.moveTo(cursorX, TOP - 6); g.lineTo(cursorX, plotBottom + 4); g.stroke();
+}
+
 export function Timeline({ fig, cursorS }: { fig: Figure; cursorS: number }) {
   const [ref, { width }] = useResize<HTMLDivElement>();
+  const canvas = useRef<HTMLCanvasElement>(null);
+  // The scene last painted (mid-glide included), where the next glide starts from.
+  const shown = useRef<Scene | null>(null);
+  const glideFrame = useRef(0);
   const labelW = width < 480 ? 84 : 96;
   const plotW = Math.max(width - labelW - 12, 60);
   // The longest schedule sets the scale, so every schedule is drawn against the same clock.
   const maxS = Math.max(...fig.pipeline.schedules.map((s) => s.totalS));
   const x = (t: number) => labelW + (t / maxS) * plotW;
   const height = TOP + fig.lanes.length * (LANE_H + LANE_GAP) + AXIS_H;
+  const plotBottom = height - AXIS_H;
   const laneY = (i: number) => TOP + i * (LANE_H + LANE_GAP);
+  const { shown: schedule, baseline } = fig;
 
-  const bar = (s: Fa3Segment, lit: boolean) => {
-    const h = LANE_H * s.unitShare;
-    const w = Math.max(x(s.endS) - x(s.startS), 1);
-    return (
-      <g key={`${s.warpgroup}-${s.op}-${s.iteration}`} class={`seg ${s.op}`} style={{ transform: `translate(${x(s.startS)}px, ${laneY(laneOf(s)) + LANE_H - h}px)` }}>
-        <rect width={w} height={h} rx={3} fill={OP_COLORS[s.op]} opacity={lit ? 0.95 : 0.16} style={{ width: `${w}px` }} />
-        {lit && w > 24 && h >= 14 && <text x={w / 2} y={h / 2 + 4} text-anchor="middle">{SHORT[s.op]}{s.iteration}</text>}
-        <title>{`${fig.lanes[laneOf(s)]}: ${OP_LABELS[s.op]}, key block ${s.iteration}, ${micros(s.startS)}–${micros(s.endS)}`}</title>
-      </g>
-    );
+  const target: Scene = {
+    bars: schedule.segments.map((s) => {
+      const h = LANE_H * s.unitShare;
+      return { key: `${s.warpgroup}-${s.op}-${s.iteration}`, segment: s, x: x(s.startS), y: laneY(laneOf(s)) + LANE_H - h, w: Math.max(x(s.endS) - x(s.startS), 1), h };
+    }),
+    baselineX: schedule.name === 'sequential' ? NaN : x(baseline.totalS),
+    endX: x(schedule.totalS),
+  };
+  const cursorX = x(cursorS);
+
+  useLayoutEffect(() => {
+    const el = canvas.current!;
+    cancelAnimationFrame(glideFrame.current);
+    const from = shown.current;
+    const still = !from || reducedMotion.value || from.bars.length === 0 ||
+      (from.endX === target.endX && from.bars.every((b, i) => target.bars[i]?.key === b.key && target.bars[i].x === b.x && target.bars[i].w === b.w && target.bars[i].h === b.h));
+    if (still) {
+      shown.current = target;
+      paint(el, target, cursorX, width, height, plotBottom);
+      return;
+    }
+    const before = new Map(from.bars.map((b) => [b.key, b]));
+    const start = performance.now();
+    const tick = () => {
+      const p = Math.min(1, (performance.now() - start) / GLIDE_MS), e = glide(p);
+      const at = (a: number, b: number) => (Number.isFinite(a) && Number.isFinite(b) ? lerp(a, b, e) : b);
+      const scene: Scene = {
+        bars: target.bars.map((b) => {
+          const a = before.get(b.key) ?? { ...b, x: b.x, w: 0 };
+          return { ...b, x: lerp(a.x, b.x, e), y: lerp(a.y, b.y, e), w: Math.max(1, lerp(a.w, b.w, e)), h: lerp(a.h, b.h, e) };
+        }),
+        baselineX: at(from.baselineX, target.baselineX),
+        endX: at(from.endX, target.endX),
+      };
+      shown.current = scene;
+      paint(el, scene, cursorX, width, height, plotBottom);
+      if (p < 1) glideFrame.current = requestAnimationFrame(tick);
+    };
+    tick();
+  });
+  useLayoutEffect(() => () => cancelAnimationFrame(glideFrame.current), []);
+
+  // One hover text for the canvas: the bar under the pointer.
+  const onPointerMove = (e: PointerEvent) => {
+    const el = e.currentTarget as HTMLCanvasElement, box = el.getBoundingClientRect();
+    const px = e.clientX - box.left, py = e.clientY - box.top;
+    const bar = target.bars.find((b) => px >= b.x && px < b.x + b.w && py >= b.y && py < b.y + b.h);
+    const s = bar?.segment;
+    el.title = s ? `${fig.lanes[laneOf(s)]}: ${OP_LABELS[s.op]}, key block ${s.iteration}, ${micros(s.startS)}–${micros(s.endS)}` : '';
   };
 
-  const { shown, baseline } = fig;
   return (
     <div class="timeline" ref={ref}>
-      <svg width={width} height={height} role="img" aria-label={`Timeline of ${fig.lanes.length} warpgroups over ${micros(shown.totalS)}`}>
-        <defs>
-          <clipPath id="elapsed"><rect x={0} y={0} width={x(cursorS)} height={height} /></clipPath>
-        </defs>
+      <svg width={width} height={height} role="img" aria-label={`Timeline of ${fig.lanes.length} warpgroups over ${micros(schedule.totalS)}`}>
         {fig.lanes.map((lane, i) => (
           <g key={lane}>
             <rect class="lane" x={labelW} y={laneY(i)} width={plotW} height={LANE_H} rx={4} />
             <text class="lane-label" x={labelW - 8} y={laneY(i) + LANE_H / 2 + 4} text-anchor="end">{lane}</text>
           </g>
         ))}
-        <g>{shown.segments.map((s) => bar(s, false))}</g>
-        <g clip-path="url(#elapsed)">{shown.segments.map((s) => bar(s, true))}</g>
-        {shown.name !== 'sequential' && (
-          <g class="marker baseline" style={{ transform: `translateX(${x(baseline.totalS)}px)` }}>
-            <line y1={TOP - 14} y2={height - AXIS_H} />
-            <text y={TOP - 16} text-anchor="end" x={-4}>synchronous ends</text>
-          </g>
-        )}
-        <g class="marker end" style={{ transform: `translateX(${x(shown.totalS)}px)` }}>
-          <line y1={TOP - 4} y2={height - AXIS_H} />
-        </g>
-        <line class="cursor" x1={x(cursorS)} x2={x(cursorS)} y1={TOP - 6} y2={height - AXIS_H + 4} />
         <g class="axis">
           {ticks(maxS).map((t) => (
-            <g key={t} style={{ transform: `translateX(${x(t)}px)` }}>
-              <line y1={height - AXIS_H} y2={height - AXIS_H + 5} />
-              <text y={height - AXIS_H + 17} text-anchor="middle">{Number((t * 1e6).toPrecision(3))}</text>
+            <g key={t} transform={`translate(${x(t)} 0)`}>
+              <line y1={plotBottom} y2={plotBottom + 5} />
+              <text y={plotBottom + 17} text-anchor="middle">{Number((t * 1e6).toPrecision(3))}</text>
             </g>
           ))}
-          <text class="unit" x={labelW - 8} y={height - AXIS_H + 17} text-anchor="end">µs</text>
+          <text class="unit" x={labelW - 8} y={plotBottom + 17} text-anchor="end">µs</text>
         </g>
       </svg>
+      <canvas ref={canvas} class="bars" style={{ width: `${width}px`, height: `${height}px` }} onPointerMove={onPointerMove}
+        data-testid="timeline-bars" data-bars={JSON.stringify(target.bars.map((b) => ({ op: b.segment.op, lane: laneOf(b.segment), iteration: b.segment.iteration, height: b.h })))} />
     </div>
   );
 }

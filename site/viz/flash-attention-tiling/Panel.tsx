@@ -43,17 +43,45 @@ export function Counters({ run, at }: { run: Run; at: number }) {
   );
 }
 
+// Both sets of equations stay mounted and the mode shows one: switching Standard/FlashAttention
+// then rewrites a few slots instead of rebuilding KaTeX's markup.
 export function Equations({ run, at }: { run: Run; at: number }) {
+  const flash = isFlashStep(run.steps[at]);
+  return (
+    <>
+      <StandardSoftmax run={run} at={at} shown={!flash} />
+      <OnlineSoftmaxUpdate run={run} at={at} shown={flash} />
+    </>
+  );
+}
+
+const HIDDEN = { m: '—', l: '—', mold: '—', tilemax: '—', mnew: '—', alpha: '—', lold: '—', rowsum: '—', lnew: '—', o: '—' };
+
+function StandardSoftmax({ run, at, shown }: { run: Run; at: number; shown: boolean }) {
   const s = run.steps[at];
-  if (!isFlashStep(s)) {
-    const r = followedRow(s);
-    const known = run.softmaxStep[Math.floor(r / run.config.br)] <= at && run.softmaxStep[Math.floor(r / run.config.br)] >= 0;
-    const st = rowState(run, at, r);
+  const r = followedRow(s);
+  const softmaxAt = run.softmaxStep[Math.floor(r / run.config.br)];
+  const known = shown && softmaxAt >= 0 && softmaxAt <= at;
+  const st = rowState(run, at, r);
+  return (
+    <section class="card equations" aria-label="Softmax of standard attention" hidden={!shown}>
+      <h2>Row {r + 1} <span>{known ? 'softmax over the whole stored row' : 'softmax waits for the whole row of S'}</span></h2>
+      <EquationCallout html={softmaxTex} values={shown ? { m: known ? f(st.m) : '?', l: known ? f(st.l) : '?' } : HIDDEN}
+        caption="Standard attention needs every score of a row before it can normalise, so S and P go to HBM." />
+    </section>
+  );
+}
+
+function OnlineSoftmaxUpdate({ run, at, shown }: { run: Run; at: number; shown: boolean }) {
+  const s = run.steps[at];
+  if (!shown || !isFlashStep(s)) {
     return (
-      <section class="card equations" aria-label="Softmax of standard attention">
-        <h2>Row {r + 1} <span>{known ? 'softmax over the whole stored row' : 'softmax waits for the whole row of S'}</span></h2>
-        <EquationCallout html={softmaxTex} values={{ m: known ? f(st.m) : '?', l: known ? f(st.l) : '?' }}
-          caption="Standard attention needs every score of a row before it can normalise, so S and P go to HBM." />
+      <section class="card equations" aria-label="Online softmax update" hidden>
+        <h2>Row</h2>
+        <EquationCallout html={mTex} values={HIDDEN} />
+        <EquationCallout html={alphaTex} values={HIDDEN} />
+        <EquationCallout html={lTex} values={HIDDEN} />
+        <EquationCallout html={oTex} values={HIDDEN} />
       </section>
     );
   }

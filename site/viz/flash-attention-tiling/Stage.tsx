@@ -44,12 +44,17 @@ export function layout(run: Run, width: number): Layout {
   return { cell, labelW, band, wide, stats, gridX, gridY, kY, vY, oX, statsX, width: wide ? statsX + 2 * STATS_COL : gridX + n * cell, height: gridY + n * cell + 22 };
 }
 
-// A diverging heat colour for an input or output value: warm for positive, slate for negative.
-const heatOpacity = (v: number, maxAbs: number) => 0.15 + 0.85 * Math.min(1, Math.abs(v) / (maxAbs || 1));
-const maxAbs = (a: Float32Array) => a.reduce((m, x) => Math.max(m, Math.abs(x)), 0);
+// A diverging heat map for input and output values: warm for positive, slate for negative, the
+// opacity growing with |value| (quantised to OPACITY_LEVELS steps, invisible to the eye).
+const OPACITY_LEVELS = 12;
+const heatLevel = (v: number, maxAbs: number) => Math.round(OPACITY_LEVELS * Math.min(1, Math.abs(v) / (maxAbs || 1)));
+const levelOpacity = (level: number) => 0.15 + (0.85 * level) / OPACITY_LEVELS;
+const maxAbs = (a: Float32Array) => a.reduce((m, x) => (Number.isNaN(x) ? m : Math.max(m, Math.abs(x))), 0);
+const NEGATIVE = '#94a3b8';
 
-// A matrix of values drawn as rows x cols rects; `transpose` draws element (r, c) at column r.
-// Inputs change only with the configuration, so it re-renders only when a prop changes.
+// A matrix of values drawn as rows x cols cells; `transpose` draws element (r, c) at column r; NaN
+// cells are left empty. Cells of one colour and opacity share one <path>, so a matrix is a few
+// dozen elements rather than one per value. It re-renders only when a prop changes.
 interface HeatProps {
   values: Float32Array; rows: number; cols: number; x: number; y: number; cw: number; ch: number; color: string; transpose?: boolean; scale: number;
 }
@@ -59,15 +64,23 @@ class Heat extends Component<HeatProps> {
   }
   render({ values, rows, cols, x, y, cw, ch, color, transpose, scale }: HeatProps) {
     if (rows * cols > 8192) return <rect x={x} y={y} width={(transpose ? rows : cols) * cw} height={(transpose ? cols : rows) * ch} fill={color} fill-opacity={0.35} />;
-    const cells = [];
+    // Path data per (sign, level): index level for positive values, OPACITY_LEVELS + 1 + level for negative.
+    const paths: string[] = new Array(2 * (OPACITY_LEVELS + 1)).fill('');
     for (let r = 0; r < rows; r++) {
       for (let c = 0; c < cols; c++) {
         const v = values[r * cols + c];
-        cells.push(<rect key={r * cols + c} x={x + (transpose ? r : c) * cw} y={y + (transpose ? c : r) * ch} width={cw} height={ch}
-          fill={v >= 0 ? color : '#94a3b8'} fill-opacity={heatOpacity(v, scale)} />);
+        if (Number.isNaN(v)) continue;
+        const px = x + (transpose ? r : c) * cw, py = y + (transpose ? c : r) * ch;
+        paths[(v >= 0 ? 0 : OPACITY_LEVELS + 1) + heatLevel(v, scale)] += `M${px} ${py}h${cw}v${ch}h${-cw}z`;
       }
     }
-    return <g>{cells}</g>;
+    return (
+      <g>
+        {paths.map((d, i) => d && (
+          <path key={i} d={d} fill={i <= OPACITY_LEVELS ? color : NEGATIVE} fill-opacity={levelOpacity(i % (OPACITY_LEVELS + 1))} />
+        ))}
+      </g>
+    );
   }
 }
 
@@ -164,16 +177,12 @@ export function Stage({ run, at, width, onSeek }: { run: Run; at: number; width:
   const right = [];
   if (L.wide) {
     const states = Array.from({ length: n }, (_, r) => rowState(run, at, r));
-    const outs = new Float32Array(n * d);
+    // O so far; rows the trace has not written yet stay empty (NaN).
+    const outs = new Float32Array(n * d).fill(NaN);
     states.forEach((st, r) => st.output && outs.set(st.output, r * d));
-    const outScale = maxAbs(outs);
+    right.push(<Heat key="o" values={outs} rows={n} cols={d} x={L.oX} y={L.gridY} cw={fw} ch={c} color={colors.heads[3]} scale={maxAbs(outs)} />);
     for (let r = 0; r < n; r++) {
       const y = L.gridY + r * c;
-      for (let f = 0; f < d; f++) {
-        const v = outs[r * d + f];
-        right.push(<rect key={`o${r}-${f}`} x={L.oX + f * fw} y={y} width={fw} height={c}
-          fill={states[r].output ? (v >= 0 ? colors.heads[3] : '#94a3b8') : 'transparent'} fill-opacity={states[r].output ? heatOpacity(v, outScale) : 0} />);
-      }
       if (L.stats) {
         const changed = r >= s.rowBegin && r < s.rowEnd && (s.kind === 'tile' || s.kind === 'softmax_rows');
         right.push(

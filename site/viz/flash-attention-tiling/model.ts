@@ -74,10 +74,22 @@ export function problem(core: AttnFlash, c: Config): Problem {
 
 const isSP = (t: HbmTransfer) => t.direction === 'write' && (t.matrix === 'S' || t.matrix === 'P');
 
+// The traces of the last configuration: switching Standard/FlashAttention shows the other of the
+// two traces already computed, so it costs no core call.
+let lastTraces: { key: string; flash: FlashTraceResult; standard: StandardTraceResult } | null = null;
+
+function traces(core: AttnFlash, c: Config) {
+  const key = JSON.stringify([c.n, c.d, c.br, c.bc, c.order, c.causal]);
+  if (lastTraces?.key !== key) {
+    const { input } = problem(core, c);
+    lastTraces = { key, flash: core.flashForwardTrace({ ...input, loopOrder: c.order }), standard: core.standardAttentionTrace(input) };
+  }
+  return lastTraces;
+}
+
 export function buildRun(core: AttnFlash, c: Config): Run {
-  const { q, k, v, input } = problem(core, c);
-  const flash = core.flashForwardTrace({ ...input, loopOrder: c.order });
-  const standard = core.standardAttentionTrace(input);
+  const { q, k, v } = problem(core, c);
+  const { flash, standard } = traces(core, c);
   const steps: AnyStep[] = c.mode === 'flash' ? flash.steps : standard.steps;
   const tr = flash.numQBlocks, tc = flash.numKBlocks;
 

@@ -17,6 +17,7 @@
 //   overlay      drawn last in the SVG, in the same coordinates, given the layout (particles, highlights)
 //   columns      SM grid columns; default: about 1.5 times as many columns as rows
 // SMs spring in one after another when the grid first appears (snapped under reduced motion).
+import { cubicBezier } from 'motion';
 import type { ComponentChildren } from 'preact';
 import { useLayoutEffect, useRef } from 'preact/hooks';
 import { reducedMotion } from './motion';
@@ -88,8 +89,9 @@ export function gpuBlockLayout({ smCount, width, direction = 'row', pools = [], 
 // Entry: SM i starts springing in after its delay (a sweep across the grid) and takes SPRING_MS.
 const SPRING_MS = 420;
 const entryDelay = (i: number) => (i % 16) * 12 + Math.floor(i / 16) * 18;
-// Ease-out with overshoot (the CSS cubic-bezier(0.34, 1.56, 0.64, 1) family): scale 0.2 -> ~1.08 -> 1.
-const springScale = (p: number) => (p >= 1 ? 1 : 0.2 + 0.8 * (1 + 2.2 * (p - 1) ** 3 + 1.2 * (p - 1) ** 2));
+// Scale 0.2 -> 1 on an ease-out that overshoots a little before settling.
+const overshoot = cubicBezier(0.34, 1.56, 0.64, 1);
+const springScale = (p: number) => 0.2 + 0.8 * overshoot(p);
 
 function paintSms(canvas: HTMLCanvasElement, layout: GPUBlockLayout, fill: (sm: number) => string, sinceMs: number): boolean {
   const { chip, cells } = layout;

@@ -26,21 +26,20 @@ export interface MemoryBarProps {
 }
 
 export function MemoryBar({ label, bytes, capacity, scale, color = 'var(--active)', pulseAbove = 1, note, class: className }: MemoryBarProps) {
-  const barRef = useRef<HTMLDivElement>(null);
+  const flashRef = useRef<HTMLDivElement>(null);
   const last = useRef(bytes);
   const full = capacity ?? scale ?? 0;
   const fraction = full > 0 ? Math.min(Math.max(bytes / full, 0), 1) : 0;
 
+  // The flash is an opacity animation of a layer over the track: the compositor runs it, with no
+  // repaint per frame (a filter or box-shadow animation would repaint the bar on every frame).
   useEffect(() => {
     const rise = bytes - last.current;
     last.current = bytes;
-    const el = barRef.current;
+    const el = flashRef.current;
     if (!el || rise < pulseAbove || reducedMotion.value || typeof el.animate !== 'function') return;
-    el.animate(
-      [{ boxShadow: `0 0 0 0 ${color}`, filter: 'brightness(1.8)' }, { boxShadow: '0 0 0 6px transparent', filter: 'brightness(1)' }],
-      { duration: 520, easing: 'cubic-bezier(0.22, 1, 0.36, 1)' },
-    );
-  }, [bytes, pulseAbove, color]);
+    el.animate([{ opacity: 0.9 }, { opacity: 0 }], { duration: 520, easing: 'cubic-bezier(0.22, 1, 0.36, 1)' });
+  }, [bytes, pulseAbove]);
 
   return (
     <div class={`memory-bar${className ? ' ' + className : ''}`} data-bytes={bytes}>
@@ -51,9 +50,10 @@ export function MemoryBar({ label, bytes, capacity, scale, color = 'var(--active
           {capacity !== undefined && <span class="memory-bar-capacity"> of {fmtBytes(capacity)}</span>}
         </span>
       </div>
-      <div class="memory-bar-track" ref={barRef} role="meter" aria-label={label}
+      <div class="memory-bar-track" role="meter" aria-label={label}
         aria-valuemin={0} aria-valuemax={full || undefined} aria-valuenow={bytes} aria-valuetext={fmtBytes(bytes)}>
         <div class="memory-bar-fill" style={{ transform: `scaleX(${fraction})`, background: color }} />
+        <div class="memory-bar-flash" ref={flashRef} style={{ background: color }} />
       </div>
       {note && <div class="memory-bar-note">{note}</div>}
     </div>
