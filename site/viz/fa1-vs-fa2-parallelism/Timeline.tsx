@@ -5,7 +5,7 @@
 // and the faint preview of the part still to come are HTML layers over it, so moving the clock
 // changes two transforms and never redraws the canvas.
 import { useLayoutEffect, useRef } from 'preact/hooks';
-import { useResize } from '../shared/useResize';
+import { useWidth } from '../shared/useWidth';
 import { pairRgb, type Side } from './model';
 
 const IDLE_RGB: [number, number, number] = [0x1a, 0x1a, 0x1a];
@@ -37,9 +37,9 @@ function drawBlocks(canvas: HTMLCanvasElement, s: Side, heads: number, span: num
 }
 
 export function Timeline({ s, heads, span, t, label }: { s: Side; heads: number; span: number; t: number; label: string }) {
-  const [ref, size] = useResize<HTMLDivElement>();
+  const [ref, measured] = useWidth<HTMLDivElement>();
   const canvas = useRef<HTMLCanvasElement>(null);
-  const width = Math.max(120, size.width);
+  const width = Math.max(120, measured);
   const rows = s.work.smCount;
   const rowH = rows > 120 ? 1.3 : 1.5;
   const plotH = Math.round(rows * rowH);

@@ -12,7 +12,7 @@ import { useLayoutEffect, useRef } from 'preact/hooks';
 import type { Fa3Segment } from '../../../wasm/load';
 import { reducedMotion } from '../shared/motion';
 import { colors } from '../shared/theme';
-import { useResize } from '../shared/useResize';
+import { useWidth } from '../shared/useWidth';
 import { laneOf, micros, OP_LABELS, type Figure } from './model';
 
 const LANE_H = 30;
@@ -93,7 +93,7 @@ function paint(canvas: HTMLCanvasElement, scene: Scene, cursorX: number, width: 
 }
 
 export function Timeline({ fig, cursorS }: { fig: Figure; cursorS: number }) {
-  const [ref, { width }] = useResize<HTMLDivElement>();
+  const [ref, width] = useWidth<HTMLDivElement>();
   const canvas = useRef<HTMLCanvasElement>(null);
   // The scene last painted (mid-glide included), where the next glide starts from.
   const shown = useRef<Scene | null>(null);

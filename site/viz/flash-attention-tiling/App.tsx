@@ -1,6 +1,7 @@
 // FlashAttention, tile by tile: the core's trace of the tiled forward pass (or of standard
 // attention) drawn on Q, Kᵀ, Vᵀ and the score matrix, with counters, the online-softmax update of
 // one row, and a narration of each step.
+import type { ComponentChildren } from 'preact';
 import { useMemo } from 'preact/hooks';
 import type { HbmTransfer } from '../../../wasm/load';
 import { ErrorBanner } from '../shared/ErrorBanner';
@@ -9,7 +10,7 @@ import { Legend, type LegendItem } from '../shared/Legend';
 import { PlayControls } from '../shared/PlayControls';
 import { TimelineScrubber } from '../shared/TimelineScrubber';
 import { colors } from '../shared/theme';
-import { useResize } from '../shared/useResize';
+import { useWidth } from '../shared/useWidth';
 import { Algorithm } from './Algorithm';
 import { Controls } from './Controls';
 import type { Run } from './model';
@@ -58,15 +59,29 @@ const stepLabel = (run: Run, i: number) => {
   return `${KIND_TEXT[s.kind]}${s.rowEnd > s.rowBegin ? `, Q block ${s.qBlock + 1}` : ''}${s.colEnd > s.colBegin ? `, K block ${s.kBlock + 1}` : ''}`;
 };
 
+// The step shown, read where it is drawn: a step re-renders only what sits inside an AtStep, not
+// the controls, legend and layout around it.
+function AtStep({ state, children }: { state: FigureState; children: (at: number) => ComponentChildren }) {
+  const run = state.run.value;
+  return <>{children(Math.min(state.stepper.step.value, run.steps.length - 1))}</>;
+}
+
+function StepCaption({ run, at, labels }: { run: Run; at: number; labels: string[] }) {
+  const s = run.steps[at];
+  const moved = [describeTransfers(s.transfers, 'read'), describeTransfers(s.transfers, 'write')].filter(Boolean).join(' · ');
+  return <>
+    <span class="kind" data-testid="step-kind">{labels[at]}</span>
+    <span class="moved">{moved || 'no HBM traffic'}</span>
+  </>;
+}
+
 export function App({ state }: { state: FigureState }) {
   const { stepper, run: runSignal, error, setConfig } = state;
   const run = runSignal.value;
-  const at = Math.min(stepper.step.value, run.steps.length - 1);
-  const s = run.steps[at];
-  const [stageRef, size] = useResize<HTMLDivElement>();
-  const L = layout(run, size.width);
+  const [stageRef, stageWidth] = useWidth<HTMLDivElement>();
+  const L = layout(run, stageWidth);
   const labels = useMemo(() => run.steps.map((_, i) => stepLabel(run, i)), [run]);
-  const moved = [describeTransfers(s.transfers, 'read'), describeTransfers(s.transfers, 'write')].filter(Boolean).join(' · ');
+  const seek = (i: number) => { stepper.playing.value = false; stepper.seek(i); };
 
   return (
     <div class={`viz tiling mode-${run.config.mode}`}>
@@ -81,26 +96,25 @@ export function App({ state }: { state: FigureState }) {
         <section class="card stage-card" aria-label="Q, K, V and the score matrix">
           <Legend items={legendItems(run)} />
           <div class="stage-wrap" ref={stageRef}>
-            <Stage run={run} at={at} width={size.width} onSeek={(i) => { stepper.playing.value = false; stepper.seek(i); }} />
+            <AtStep state={state}>{(at) => <Stage run={run} at={at} width={stageWidth} onSeek={seek} />}</AtStep>
           </div>
         </section>
-        <Algorithm run={run} at={at} caption={<>
-          <span class="kind" data-testid="step-kind">{labels[at]}</span>
-          <span class="moved">{moved || 'no HBM traffic'}</span>
-        </>} />
+        <AtStep state={state}>{(at) => <Algorithm run={run} at={at} caption={<StepCaption run={run} at={at} labels={labels} />} />}</AtStep>
         </div>
         <aside class="side">
-          <p class="narration" aria-live="polite" data-testid="narration">{narration(run, at)}</p>
-          <Counters run={run} at={at} />
-          <Equations run={run} at={at} />
-          {!L.stats && <RowTable run={run} at={at} />}
+          <AtStep state={state}>{(at) => <>
+            <p class="narration" aria-live="polite" data-testid="narration">{narration(run, at)}</p>
+            <Counters run={run} at={at} />
+            <Equations run={run} at={at} />
+            {!L.stats && <RowTable run={run} at={at} />}
+          </>}</AtStep>
         </aside>
       </div>
 
       <footer class="viz-footer">
         <PlayControls stepper={stepper} />
         <TimelineScrubber stepper={stepper} labels={labels} stops={false} />
-        <span class="step-count" data-testid="step-count">step {at + 1} / {run.steps.length}</span>
+        <AtStep state={state}>{(at) => <span class="step-count" data-testid="step-count">step {at + 1} / {run.steps.length}</span>}</AtStep>
       </footer>
     </div>
   );

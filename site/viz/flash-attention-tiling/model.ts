@@ -74,17 +74,22 @@ export function problem(core: AttnFlash, c: Config): Problem {
 
 const isSP = (t: HbmTransfer) => t.direction === 'write' && (t.matrix === 'S' || t.matrix === 'P');
 
-// The traces of the last configuration: switching Standard/FlashAttention shows the other of the
-// two traces already computed, so it costs no core call.
-let lastTraces: { key: string; flash: FlashTraceResult; standard: StandardTraceResult } | null = null;
+// Traces already computed, by configuration (the mode only picks which of the two is shown): a
+// reader flipping Standard/FlashAttention or trying block sizes back and forth revisits them, and
+// the core's trace for a configuration never changes.
+const computed = new Map<string, { flash: FlashTraceResult; standard: StandardTraceResult }>();
+const MAX_COMPUTED = 16;
 
 function traces(core: AttnFlash, c: Config) {
   const key = JSON.stringify([c.n, c.d, c.br, c.bc, c.order, c.causal]);
-  if (lastTraces?.key !== key) {
+  let found = computed.get(key);
+  if (!found) {
     const { input } = problem(core, c);
-    lastTraces = { key, flash: core.flashForwardTrace({ ...input, loopOrder: c.order }), standard: core.standardAttentionTrace(input) };
+    found = { flash: core.flashForwardTrace({ ...input, loopOrder: c.order }), standard: core.standardAttentionTrace(input) };
+    if (computed.size >= MAX_COMPUTED) computed.delete(computed.keys().next().value!);
+    computed.set(key, found);
   }
-  return lastTraces;
+  return found;
 }
 
 export function buildRun(core: AttnFlash, c: Config): Run {

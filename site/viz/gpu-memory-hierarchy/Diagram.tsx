@@ -7,7 +7,7 @@ import { fmtBytes } from '../shared/format';
 import { GPUBlock, type GPUBlockLayout, type GPUPool } from '../shared/GPUBlock';
 import type { Clock } from '../shared/stepper';
 import { colors } from '../shared/theme';
-import { useResize } from '../shared/useResize';
+import { useWidth } from '../shared/useWidth';
 import { missing } from './Levels';
 import { fmtDecimal, progress, run, STANDARD_DOTS, tensorBusy, type Figure } from './model';
 
@@ -68,8 +68,8 @@ export function Diagram({ fig, clock, activeLevel, onLevel }: {
   fig: Figure; clock: Clock; activeLevel: string; onLevel: (id: string) => void;
 }) {
   const t = clock.time.value;
-  const [ref, size] = useResize<HTMLDivElement>();
-  const width = Math.max(280, size.width);
+  const [ref, measured] = useWidth<HTMLDivElement>();
+  const width = Math.max(280, measured);
   const row = width >= 540;
   const r = run(fig);
   const pr = progress(fig, t);
