@@ -9,7 +9,13 @@ import { serveStatic } from './serve-static.mjs';
 
 const STATIC = new URL('../static/', import.meta.url).pathname;
 // The step each poster shows: a mid-algorithm state says more than the empty first step.
-const POSTER_HASH = { 'online-softmax': '#step=2&seed=19' };
+const POSTER_HASH = {
+  'online-softmax': '#step=2&seed=19',
+  'flash-attention-tiling': '#step=8',                  // a tile whose rows' maxima rise: rescales on screen
+  'gpu-memory-hierarchy': '#mode=standard&step=8',      // standard attention mid-run, S and P on the HBM link
+  'fa1-vs-fa2-parallelism': '',                         // opens mid-launch: FA2 fills the SMs, FA1 does not
+  'fa3-warp-specialization': '',                        // FA3's schedule, run to its end, with the speed-up
+};
 
 const names = readdirSync(join(STATIC, 'visualizations'), { withFileTypes: true })
   .filter((d) => d.isDirectory() && existsSync(join(STATIC, 'visualizations', d.name, 'index.html')))

@@ -81,8 +81,8 @@ function paint(canvas: HTMLCanvasElement, scene: Scene, cursorX: number, width: 
     g.fillStyle = '#fca5a5';
     g.font = '11px system-ui, sans-serif';
     g.textAlign = 'right';
-    g.textBaseline = 'alphabetic';
-    g.fillText('synchronous ends', scene.baselineX - 4, TOP - 16);
+    g.textBaseline = 'top';
+    g.fillText('synchronous ends', scene.baselineX - 4, 1);
   }
   g.strokeStyle = colors.text;
   g.lineWidth = 1.5;

@@ -2,7 +2,6 @@
 // is room) the output O with each row's m and ℓ on the right. The blocks in SRAM are framed in
 // green; each step's HBM transfers flash on the matrix they touch (reads blue, writes red).
 import { Component } from 'preact';
-import { useMemo } from 'preact/hooks';
 import type { HbmTransfer } from '../../../wasm/load';
 import { AttentionGrid, type CellState } from '../shared/AttentionGrid';
 import { fmt } from '../shared/format';
@@ -92,6 +91,59 @@ function SramFrame({ x, y, width, height }: Rect) {
   return <g aria-hidden="true"><rect {...r} class="sram-frame glow" /><rect {...r} class="sram-frame" /></g>;
 }
 
+// What changes only with the configuration and the layout: labels, the Q, Kᵀ and Vᵀ heat maps
+// and their frames. Skipped on every step, so a step diffs only what the step changed.
+class StageFixed extends Component<{ run: Run; L: Layout }> {
+  shouldComponentUpdate(next: { run: Run; L: Layout }) {
+    const a = this.props, c = a.run.config, nc = next.run.config;
+    return next.run.q !== a.run.q || nc.n !== c.n || nc.d !== c.d || nc.br !== c.br || nc.bc !== c.bc ||
+      (Object.keys(next.L) as (keyof Layout)[]).some((k) => next.L[k] !== a.L[k]);
+  }
+  render({ run, L }: { run: Run; L: Layout }) {
+    const { n, d, br, bc } = run.config;
+    const c = L.cell, fw = L.band / d;
+    const inputs = Math.max(maxAbs(run.q), maxAbs(run.k), maxAbs(run.v));
+    const qBlockLabels = [];
+    for (let i = 0; i < run.tr; i++) {
+      const y = L.gridY + (i * br + Math.min(n - i * br, br) / 2) * c;
+      if (Math.min(n - i * br, br) * c >= 12) qBlockLabels.push(<text key={i} x={2} y={y} class="block-label" dominant-baseline="middle">Q{i + 1}</text>);
+    }
+    // Row numbers (1-based, as the narration counts) when rows are tall enough to label.
+    const rowNumbers = [];
+    if (c >= 16) {
+      for (let r = 0; r < n; r++) rowNumbers.push(<text key={r} x={L.labelW - 5} y={L.gridY + (r + 0.5) * c} class="row-number" text-anchor="end" dominant-baseline="middle">{r + 1}</text>);
+    }
+    // K/V block labels: "K3 V3" when it fits over the block, "3" when only that fits, else none.
+    const kBlockLabels = [];
+    for (let j = 0; j < run.tc; j++) {
+      const w = Math.min(n - j * bc, bc) * c;
+      const text = [`K${j + 1} V${j + 1}`, `${j + 1}`].find((t) => t.length * 6.5 + 4 <= w);
+      if (text) kBlockLabels.push(<text key={j} x={L.gridX + j * bc * c + w / 2} y={L.kY - 5} class="block-label" text-anchor="middle">{text}</text>);
+    }
+    return (
+      <g>
+        <text x={L.labelW + L.band / 2} y={L.gridY - 6} class="band-label" text-anchor="middle">Q</text>
+        <text x={L.labelW + L.band - 4} y={L.kY + L.band / 2} class="band-label" text-anchor="end" dominant-baseline="middle">Kᵀ</text>
+        <text x={L.labelW + L.band - 4} y={L.vY + L.band / 2} class="band-label" text-anchor="end" dominant-baseline="middle">Vᵀ</text>
+        <text x={L.gridX + (n * c) / 2} y={L.gridY + n * c + 15} class="band-label" text-anchor="middle">
+          S = QKᵀ/√d <tspan class="muted-label">{n} × {n} scores in {br} × {bc} blocks</tspan></text>
+        {qBlockLabels}
+        {rowNumbers}
+        {kBlockLabels}
+        {L.wide && <text x={L.oX + L.band / 2} y={L.gridY - 6} class="band-label" text-anchor="middle">O</text>}
+        {L.stats && <text x={L.statsX + STATS_COL - 6} y={L.gridY - 6} class="band-label" text-anchor="end">m</text>}
+        {L.stats && <text x={L.statsX + 2 * STATS_COL - 6} y={L.gridY - 6} class="band-label" text-anchor="end">ℓ</text>}
+        <Heat values={run.q} rows={n} cols={d} x={L.labelW} y={L.gridY} cw={fw} ch={c} color={colors.heads[0]} scale={inputs} />
+        <Heat values={run.k} rows={n} cols={d} x={L.gridX} y={L.kY} cw={c} ch={fw} color={colors.heads[1]} transpose scale={inputs} />
+        <Heat values={run.v} rows={n} cols={d} x={L.gridX} y={L.vY} cw={c} ch={fw} color={colors.heads[3]} transpose scale={inputs} />
+        <rect x={L.labelW} y={L.gridY} width={L.band} height={n * c} class="band-frame" />
+        <rect x={L.gridX} y={L.kY} width={n * c} height={L.band} class="band-frame" />
+        <rect x={L.gridX} y={L.vY} width={n * c} height={L.band} class="band-frame" />
+      </g>
+    );
+  }
+}
+
 export function Stage({ run, at, width, onSeek }: { run: Run; at: number; width: number; onSeek: (step: number) => void }) {
   const L = layout(run, width);
   const { n, d, br, bc, mode } = run.config;
@@ -153,26 +205,6 @@ export function Stage({ run, at, width, onSeek }: { run: Run; at: number; width:
     }
   };
 
-  const inputs = useMemo(() => Math.max(maxAbs(run.q), maxAbs(run.k), maxAbs(run.v)), [run.q, run.k, run.v]);
-  const qBlockLabels = [];
-  for (let i = 0; i < run.tr; i++) {
-    const y = L.gridY + (i * br + Math.min(n - i * br, br) / 2) * c;
-    if (Math.min(n - i * br, br) * c >= 12) qBlockLabels.push(<text key={i} x={2} y={y} class="block-label" dominant-baseline="middle">Q{i + 1}</text>);
-  }
-  // Row numbers (1-based, as the narration counts) when rows are tall enough to label.
-  const rowNumbers = [];
-  if (c >= 16) {
-    for (let r = 0; r < n; r++) rowNumbers.push(<text key={r} x={L.labelW - 5} y={L.gridY + (r + 0.5) * c} class="row-number" text-anchor="end" dominant-baseline="middle">{r + 1}</text>);
-  }
-
-  // K/V block labels: "K3 V3" when it fits over the block, "3" when only that fits, else none.
-  const kBlockLabels = [];
-  for (let j = 0; j < run.tc; j++) {
-    const w = Math.min(n - j * bc, bc) * c;
-    const text = [`K${j + 1} V${j + 1}`, `${j + 1}`].find((t) => t.length * 6.5 + 4 <= w);
-    if (text) kBlockLabels.push(<text key={j} x={L.gridX + j * bc * c + w / 2} y={L.kY - 5} class="block-label" text-anchor="middle">{text}</text>);
-  }
-
   // Right side: O so far and each row's m and ℓ, as the trace last reported them.
   const right = [];
   if (L.wide) {
@@ -199,26 +231,7 @@ export function Stage({ run, at, width, onSeek }: { run: Run; at: number; width:
   return (
     <svg width={L.width} height={L.height} class="stage" role="group"
       aria-label={`Q on the left, K and V on top, the ${n} by ${n} score matrix in ${br} by ${bc} blocks${L.wide ? ', the output O with each row’s m and ℓ on the right' : ''}.`}>
-      {/* Labels */}
-      <text x={L.labelW + L.band / 2} y={L.gridY - 6} class="band-label" text-anchor="middle">Q</text>
-      <text x={L.labelW + L.band - 4} y={L.kY + L.band / 2} class="band-label" text-anchor="end" dominant-baseline="middle">Kᵀ</text>
-      <text x={L.labelW + L.band - 4} y={L.vY + L.band / 2} class="band-label" text-anchor="end" dominant-baseline="middle">Vᵀ</text>
-      <text x={L.gridX + (n * c) / 2} y={L.gridY + n * c + 15} class="band-label" text-anchor="middle">
-        S = QKᵀ/√d <tspan class="muted-label">{n} × {n} scores in {br} × {bc} blocks</tspan></text>
-      {qBlockLabels}
-      {rowNumbers}
-      {kBlockLabels}
-      {L.wide && <text x={L.oX + L.band / 2} y={L.gridY - 6} class="band-label" text-anchor="middle">O</text>}
-      {L.stats && <text x={L.statsX + STATS_COL - 6} y={L.gridY - 6} class="band-label" text-anchor="end">m</text>}
-      {L.stats && <text x={L.statsX + 2 * STATS_COL - 6} y={L.gridY - 6} class="band-label" text-anchor="end">ℓ</text>}
-
-      {/* Inputs: memoised, they change only with the configuration */}
-      <Heat values={run.q} rows={n} cols={d} x={L.labelW} y={L.gridY} cw={fw} ch={c} color={colors.heads[0]} scale={inputs} />
-      <Heat values={run.k} rows={n} cols={d} x={L.gridX} y={L.kY} cw={c} ch={fw} color={colors.heads[1]} transpose scale={inputs} />
-      <Heat values={run.v} rows={n} cols={d} x={L.gridX} y={L.vY} cw={c} ch={fw} color={colors.heads[3]} transpose scale={inputs} />
-      <rect x={L.labelW} y={L.gridY} width={L.band} height={n * c} class="band-frame" />
-      <rect x={L.gridX} y={L.kY} width={n * c} height={L.band} class="band-frame" />
-      <rect x={L.gridX} y={L.vY} width={n * c} height={L.band} class="band-frame" />
+      <StageFixed run={run} L={L} />
       {right}
 
       <AttentionGrid x={L.gridX} y={L.gridY} rows={n} cols={n} cell={c} blockRows={br} blockCols={bc} blockState={blockState}

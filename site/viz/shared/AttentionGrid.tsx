@@ -108,7 +108,9 @@ export function AttentionGrid(props: AttentionGridProps) {
     for (let j = 0; j < tc; j++) {
       const c0 = j * blockCols, c1 = Math.min(cols, c0 + blockCols);
       const state = blockState(i, j);
-      const rect = <AttentionCell x={c0 * cell} y={r0 * cell} w={(c1 - c0) * cell} h={(r1 - r0) * cell} state={state} idPrefix={idPrefix} />;
+      // Called, not mounted: a grid redraws every cell on every step, and a component instance
+      // per cell costs more to diff than the rectangle it returns.
+      const rect = AttentionCell({ x: c0 * cell, y: r0 * cell, w: (c1 - c0) * cell, h: (r1 - r0) * cell, state, idPrefix });
       blocks.push(onBlockClick
         ? <g key={`${i}-${j}`} class="attn-block" onClick={() => onBlockClick(i, j)}>{blockLabel && <title>{blockLabel(i, j)}</title>}{rect}</g>
         : <g key={`${i}-${j}`}>{rect}</g>);
@@ -119,8 +121,8 @@ export function AttentionGrid(props: AttentionGridProps) {
   if (detail) {
     for (let r = 0; r < detail.rows; r++) {
       for (let c = 0; c < detail.cols; c++) {
-        cells.push(<AttentionCell key={r * detail.cols + c} x={(detail.colBegin + c) * cell} y={(detail.rowBegin + r) * cell}
-          w={cell} h={cell} value={detail.values[r * detail.cols + c]} color={detail.color} />);
+        cells.push(AttentionCell({ x: (detail.colBegin + c) * cell, y: (detail.rowBegin + r) * cell, w: cell, h: cell,
+          value: detail.values[r * detail.cols + c], color: detail.color }));
       }
     }
   }

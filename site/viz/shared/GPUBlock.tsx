@@ -16,7 +16,8 @@
 //   onPoolFocus  called with a pool's id on hover or keyboard focus
 //   overlay      drawn last in the SVG, in the same coordinates, given the layout (particles, highlights)
 //   columns      SM grid columns; default: about 1.5 times as many columns as rows
-// SMs spring in one after another when the grid first appears (snapped under reduced motion).
+// SMs spring in one after another when the grid first appears, and added SMs when the count grows
+// (snapped under reduced motion).
 import { cubicBezier } from 'motion';
 import type { ComponentChildren } from 'preact';
 import { useLayoutEffect, useRef } from 'preact/hooks';
@@ -93,7 +94,9 @@ const entryDelay = (i: number) => (i % 16) * 12 + Math.floor(i / 16) * 18;
 const overshoot = cubicBezier(0.34, 1.56, 0.64, 1);
 const springScale = (p: number) => 0.2 + 0.8 * overshoot(p);
 
-function paintSms(canvas: HTMLCanvasElement, layout: GPUBlockLayout, fill: (sm: number) => string, sinceMs: number): boolean {
+// Paints the SM cells; cells from `entering` on are sinceMs into their entry. Returns whether any
+// is still springing in.
+function paintSms(canvas: HTMLCanvasElement, layout: GPUBlockLayout, fill: (sm: number) => string, entering: number, sinceMs: number): boolean {
   const { chip, cells } = layout;
   const dpr = Math.min(window.devicePixelRatio || 1, 2);
   const w = Math.round(chip.w * dpr), h = Math.round(chip.h * dpr);
@@ -103,7 +106,7 @@ function paintSms(canvas: HTMLCanvasElement, layout: GPUBlockLayout, fill: (sm: 
   g.clearRect(0, 0, chip.w, chip.h);
   let settling = false;
   cells.forEach((c, i) => {
-    const p = Math.min(1, Math.max(0, (sinceMs - entryDelay(i)) / SPRING_MS));
+    const p = i < entering ? 1 : Math.min(1, Math.max(0, (sinceMs - entryDelay(i - entering)) / SPRING_MS));
     if (p < 1) settling = true;
     if (p <= 0) return;
     const k = springScale(p), cw = c.w * k, ch = c.h * k;
@@ -123,19 +126,23 @@ export function GPUBlock(props: GPUBlockProps) {
   const { chip } = layout;
   const row = (props.direction ?? 'row') === 'row';
   const canvas = useRef<HTMLCanvasElement>(null);
-  // When the current grid first appeared (a new SM count replays the entry); null once settled.
-  const entry = useRef<{ smCount: number; start: number | null }>({ smCount: -1, start: null });
+  // The entry under way: from which cell the SMs spring in (all of them at first; a GPU with more
+  // SMs adds its extra ones) and when it started; start is null once every cell has settled.
+  const entry = useRef<{ smCount: number; from: number; start: number | null }>({ smCount: 0, from: 0, start: null });
   const fill = (sm: number) => (smFill ? smFill(sm) : IDLE_SM);
 
   useLayoutEffect(() => {
     const el = canvas.current!;
-    if (entry.current.smCount !== smCount) entry.current = { smCount, start: reducedMotion.value ? null : performance.now() };
-    const start = entry.current.start;
-    if (start === null) { paintSms(el, layout, fill, Infinity); return; }
+    if (entry.current.smCount !== smCount) {
+      const from = entry.current.start === null ? Math.min(entry.current.smCount, smCount) : 0;
+      entry.current = { smCount, from, start: reducedMotion.value || from >= smCount ? null : performance.now() };
+    }
+    const { from, start } = entry.current;
+    if (start === null) { paintSms(el, layout, fill, smCount, 0); return; }
     // While the cells spring in, repaint every frame with the latest fills.
     let frame = 0;
     const tick = () => {
-      if (paintSms(el, layout, fill, performance.now() - start)) frame = requestAnimationFrame(tick);
+      if (paintSms(el, layout, fill, from, performance.now() - start)) frame = requestAnimationFrame(tick);
       else entry.current.start = null;
     };
     tick();
