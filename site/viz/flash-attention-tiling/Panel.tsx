@@ -43,8 +43,9 @@ export function Counters({ run, at }: { run: Run; at: number }) {
   );
 }
 
-// Both sets of equations stay mounted and the mode shows one: switching Standard/FlashAttention
-// then rewrites a few slots instead of rebuilding KaTeX's markup.
+// Both sets of equations stay mounted and the mode shows one; the other is parked (out of the flow,
+// content-visibility: hidden), which keeps its style and layout, so switching Standard/FlashAttention
+// rewrites a few slots instead of restyling and laying out KaTeX's markup from scratch.
 export function Equations({ run, at }: { run: Run; at: number }) {
   const flash = isFlashStep(run.steps[at]);
   return (
@@ -64,7 +65,7 @@ function StandardSoftmax({ run, at, shown }: { run: Run; at: number; shown: bool
   const known = shown && softmaxAt >= 0 && softmaxAt <= at;
   const st = rowState(run, at, r);
   return (
-    <section class="card equations" aria-label="Softmax of standard attention" hidden={!shown}>
+    <section class={shown ? 'card equations' : 'card equations parked'} aria-label="Softmax of standard attention" aria-hidden={!shown}>
       <h2>Row {r + 1} <span>{known ? 'softmax over the whole stored row' : 'softmax waits for the whole row of S'}</span></h2>
       <EquationCallout html={softmaxTex} values={shown ? { m: known ? f(st.m) : '?', l: known ? f(st.l) : '?' } : HIDDEN}
         caption="Standard attention needs every score of a row before it can normalise, so S and P go to HBM." />
@@ -76,7 +77,7 @@ function OnlineSoftmaxUpdate({ run, at, shown }: { run: Run; at: number; shown: 
   const s = run.steps[at];
   if (!shown || !isFlashStep(s)) {
     return (
-      <section class="card equations" aria-label="Online softmax update" hidden>
+      <section class="card equations parked" aria-label="Online softmax update" aria-hidden>
         <h2>Row</h2>
         <EquationCallout html={mTex} values={HIDDEN} />
         <EquationCallout html={alphaTex} values={HIDDEN} />
