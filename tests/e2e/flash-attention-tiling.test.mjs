@@ -164,6 +164,22 @@ test('keyboard: arrows step, Home resets, Space plays; focus is visible', async 
   await close();
 });
 
+test('clicking a block of the score matrix goes to the step that computes it; hovering names it', async () => {
+  const { page, problems, close } = await site.open(`${VIZ}#step=0`);
+  const steps = flashSteps();
+  const blocks = page.locator('.attn-blocks > rect');
+  assert.equal(await blocks.count(), 16);
+  // Block (Q 3, K 2) is the 10th of the 4 x 4 grid, row by row.
+  const target = steps.findIndex((s) => s.kind === 'tile' && s.qBlock === 2 && s.kBlock === 1);
+  await blocks.nth(2 * 4 + 1).hover();
+  assert.equal(await page.locator('.attn-blocks > title').textContent(), 'Q block 3 × K block 2: click to go to its step');
+  await blocks.nth(2 * 4 + 1).click();
+  assert.equal(await page.getByTestId('step-count').textContent(), `step ${target + 1} / ${steps.length}`);
+  await expectCountersAt(page, steps, target, 'clicked block');
+  assert.deepEqual(problems, []);
+  await close();
+});
+
 test('reduced motion: counters snap to their values and entry animations are off', async () => {
   const { page, problems, close } = await site.open(`${VIZ}#step=3`, { reducedMotion: 'reduce' });
   const steps = flashSteps();

@@ -95,6 +95,7 @@ export function AttentionGrid(props: AttentionGridProps) {
   const { x = 0, y = 0, rows, cols, cell, blockRows, blockCols, blockState, detail, highlight, highlightColor = 'var(--sram)', pulse, pulseKey, onBlockClick, blockLabel, idPrefix = 'grid' } = props;
   const tr = Math.ceil(rows / blockRows), tc = Math.ceil(cols / blockCols);
   const pulseRef = useRef<SVGRectElement>(null);
+  const tooltip = useRef<HTMLTitleElement>(null);  // Preact types <title> as the HTML element
 
   useEffect(() => {
     const el = pulseRef.current;
@@ -110,12 +111,24 @@ export function AttentionGrid(props: AttentionGridProps) {
       const state = blockState(i, j);
       // Called, not mounted: a grid redraws every cell on every step, and a component instance
       // per cell costs more to diff than the rectangle it returns.
-      const rect = AttentionCell({ x: c0 * cell, y: r0 * cell, w: (c1 - c0) * cell, h: (r1 - r0) * cell, state, idPrefix });
-      blocks.push(onBlockClick
-        ? <g key={`${i}-${j}`} class="attn-block" onClick={() => onBlockClick(i, j)}>{blockLabel && <title>{blockLabel(i, j)}</title>}{rect}</g>
-        : <g key={`${i}-${j}`}>{rect}</g>);
+      blocks.push(AttentionCell({ x: c0 * cell, y: r0 * cell, w: (c1 - c0) * cell, h: (r1 - r0) * cell, state, idPrefix }));
     }
   }
+
+  // One click handler and one tooltip for the whole grid: the block under the pointer, from the
+  // pointer's position in the grid's own coordinates.
+  const blockAt = (e: MouseEvent): [number, number] | null => {
+    const g = e.currentTarget as SVGGElement, m = g.getScreenCTM();
+    if (!m) return null;
+    const p = new DOMPoint(e.clientX, e.clientY).matrixTransform(m.inverse());
+    const i = Math.floor(p.y / (blockRows * cell)), j = Math.floor(p.x / (blockCols * cell));
+    return i >= 0 && i < tr && j >= 0 && j < tc ? [i, j] : null;
+  };
+  const onClick = onBlockClick && ((e: MouseEvent) => { const b = blockAt(e); if (b) onBlockClick(...b); });
+  const onPointerMove = blockLabel && ((e: PointerEvent) => {
+    const b = blockAt(e), title = tooltip.current;
+    if (title) title.textContent = b ? blockLabel(...b) : '';
+  });
 
   const cells = [];
   if (detail) {
@@ -140,7 +153,10 @@ export function AttentionGrid(props: AttentionGridProps) {
           <line x1={0} y1={0} x2={0} y2={6} stroke="var(--muted)" stroke-width={1.4} stroke-opacity={0.55} />
         </pattern>
       </defs>
-      {blocks}
+      <g class={onBlockClick ? 'attn-blocks clickable' : 'attn-blocks'} onClick={onClick} onPointerMove={onPointerMove}>
+        {blockLabel && <title ref={tooltip} />}
+        {blocks}
+      </g>
       <g class="attn-detail">{cells}</g>
       <GridLines rows={rows} cols={cols} cell={cell} blockRows={blockRows} blockCols={blockCols} />
       {pulse && <rect ref={pulseRef} {...frame(pulse, 0)} class="attn-pulse" opacity={0} />}
