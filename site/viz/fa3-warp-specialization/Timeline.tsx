@@ -22,7 +22,7 @@ const AXIS_H = 26;
 const GLIDE_MS = 700;
 const glide = cubicBezier(0.34, 1.3, 0.64, 1);
 
-export const OP_COLORS = { load_k: colors.active, load_v: colors.active, gemm0: colors.sram, softmax: colors.heads[0], gemm1: colors.sram };
+const OP_COLORS = { load_k: colors.active, load_v: colors.active, gemm0: colors.sram, softmax: colors.heads[0], gemm1: colors.sram };
 const SHORT = { load_k: 'K', load_v: 'V', gemm0: 'QK', softmax: 'exp', gemm1: 'PV' };
 
 // About 5 round tick values (in µs) across [0, maxS].

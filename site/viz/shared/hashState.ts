@@ -16,7 +16,7 @@ function writeHash(values: Record<string, string | number>): void {
 // How long the hash lags the figure. history.replaceState costs milliseconds in Chromium and is
 // throttled when called often, so it stays off the interaction path: the hash is written once the
 // figure has been still for this long, not on every step of a sweep or frame of playback.
-export const HASH_DELAY_MS = 150;
+const HASH_DELAY_MS = 150;
 
 /** Keeps the hash equal to `read()` (an effect over the signals it reads), HASH_DELAY_MS behind. */
 export function syncHash(read: () => Record<string, string | number>): void {
