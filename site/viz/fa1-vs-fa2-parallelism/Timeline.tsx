@@ -5,6 +5,7 @@
 // and the faint preview of the part still to come are HTML layers over it, so moving the clock
 // changes two transforms and never redraws the canvas.
 import { useLayoutEffect, useRef } from 'preact/hooks';
+import { pixelRatio } from '../shared/canvas';
 import { useWidth } from '../shared/useWidth';
 import { pairRgb, type Side } from './model';
 
@@ -43,7 +44,7 @@ export function Timeline({ s, heads, span, t, label }: { s: Side; heads: number;
   const rows = s.work.smCount;
   const rowH = rows > 120 ? 1.3 : 1.5;
   const plotH = Math.round(rows * rowH);
-  const dpr = Math.min(window.devicePixelRatio || 1, 2);
+  const dpr = pixelRatio();
 
   // Before the browser paints, so the canvas never shows another launch's picture.
   useLayoutEffect(() => {

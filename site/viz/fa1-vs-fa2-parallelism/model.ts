@@ -4,6 +4,7 @@
 // (FlashAttention-2, arXiv:2307.08691, §3.2); predictAttention gives the roofline time of the
 // launch with every SM busy.
 import type { AttentionPredictionResult, AttnFlash, GpuPresetInfo, WorkPartitionResult } from '../../../wasm/load';
+import { boundedCache } from '../shared/boundedCache';
 
 export const GPUS = [
   { id: 'a100-sxm-80gb', label: 'A100' },
@@ -60,20 +61,11 @@ function side(name: Side['name'], work: WorkPartitionResult, roofline: Attention
   return { name, work, bySm: lists.map((l) => Int32Array.from(l)), timeS: roofline.timeS / work.smUtilization };
 }
 
-// Figures already built, by configuration: a reader dragging the batch slider back and forth
-// revisits the same launches, and the core's answer for a launch never changes.
-const built = new Map<string, Figure>();
-const MAX_BUILT = 64;
+// Figures already built, by launch: a reader dragging the batch slider revisits the same ones.
+const built = boundedCache<Figure>(64);
 
-export function buildFigure(core: AttnFlash, config: Config): Figure {
-  const key = JSON.stringify([config.gpu, config.batch, config.heads, config.n, config.d, config.causal]);
-  const known = built.get(key);
-  if (known) return known;
-  const fig = computeFigure(core, config);
-  if (built.size >= MAX_BUILT) built.delete(built.keys().next().value!);
-  built.set(key, fig);
-  return fig;
-}
+export const buildFigure = (core: AttnFlash, config: Config): Figure =>
+  built(JSON.stringify([config.gpu, config.batch, config.heads, config.n, config.d, config.causal]), () => computeFigure(core, config));
 
 function computeFigure(core: AttnFlash, config: Config): Figure {
   const preset = core.gpuPreset(config.gpu);

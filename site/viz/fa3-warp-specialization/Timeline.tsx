@@ -8,8 +8,9 @@
 // belongs (a springy ease over GLIDE_MS, in a few hundred canvas draws rather than CSS transitions
 // on a hundred-odd SVG elements); under reduced motion they jump.
 import { cubicBezier } from 'motion';
-import { useLayoutEffect, useRef } from 'preact/hooks';
+import { useLayoutEffect, useMemo, useRef } from 'preact/hooks';
 import type { Fa3Segment } from '../../../wasm/load';
+import { cssPixelContext } from '../shared/canvas';
 import { reducedMotion } from '../shared/motion';
 import { colors } from '../shared/theme';
 import { useWidth } from '../shared/useWidth';
@@ -42,11 +43,7 @@ interface Scene { bars: Bar[]; baselineX: number; endX: number }
 const lerp = (a: number, b: number, t: number) => a + (b - a) * t;
 
 function paint(canvas: HTMLCanvasElement, scene: Scene, cursorX: number, width: number, height: number, plotBottom: number) {
-  const dpr = Math.min(window.devicePixelRatio || 1, 2);
-  const w = Math.round(width * dpr), h = Math.round(height * dpr);
-  if (canvas.width !== w || canvas.height !== h) { canvas.width = w; canvas.height = h; }
-  const g = canvas.getContext('2d')!;
-  g.setTransform(dpr, 0, 0, dpr, 0, 0);
+  const g = cssPixelContext(canvas, width, height);
   g.clearRect(0, 0, width, height);
   const bars = (lit: boolean) => {
     g.globalAlpha = lit ? 0.95 : 0.16;
@@ -92,12 +89,35 @@ function paint(canvas: HTMLCanvasElement, scene: Scene, cursorX: number, width: 
   g.beginPath(); g.moveTo(cursorX, TOP - 6); g.lineTo(cursorX, plotBottom + 4); g.stroke();
 }
 
+// A glide from one scene to the next; `from` is null when the target is shown at once.
+interface Glide { from: Scene | null; to: Scene; start: number; width: number }
+
+// Where a glide is at time `now`: bars move from where they were (new ones grow from their start),
+// markers too; done once GLIDE_MS has passed.
+function sceneAt({ from, to, start }: Glide, now: number): { scene: Scene; done: boolean } {
+  const p = from ? Math.min(1, (now - start) / GLIDE_MS) : 1;
+  if (!from || p >= 1) return { scene: to, done: true };
+  const e = glide(p);
+  const before = new Map(from.bars.map((b) => [b.key, b]));
+  const at = (a: number, b: number) => (Number.isFinite(a) && Number.isFinite(b) ? lerp(a, b, e) : b);
+  return {
+    done: false,
+    scene: {
+      bars: to.bars.map((b) => {
+        const a = before.get(b.key) ?? { ...b, w: 0 };
+        return { ...b, x: lerp(a.x, b.x, e), y: lerp(a.y, b.y, e), w: Math.max(1, lerp(a.w, b.w, e)), h: lerp(a.h, b.h, e) };
+      }),
+      baselineX: at(from.baselineX, to.baselineX),
+      endX: at(from.endX, to.endX),
+    },
+  };
+}
+
 export function Timeline({ fig, cursorS }: { fig: Figure; cursorS: number }) {
   const [ref, width] = useWidth<HTMLDivElement>();
   const canvas = useRef<HTMLCanvasElement>(null);
-  // The scene last painted (mid-glide included), where the next glide starts from.
-  const shown = useRef<Scene | null>(null);
-  const glideFrame = useRef(0);
+  const glideRef = useRef<Glide | null>(null);
+  const frame = useRef(0);
   const labelW = width < 480 ? 84 : 96;
   const plotW = Math.max(width - labelW - 12, 60);
   // The longest schedule sets the scale, so every schedule is drawn against the same clock.
@@ -108,47 +128,35 @@ export function Timeline({ fig, cursorS }: { fig: Figure; cursorS: number }) {
   const laneY = (i: number) => TOP + i * (LANE_H + LANE_GAP);
   const { shown: schedule, baseline } = fig;
 
-  const target: Scene = {
+  // The schedule's bars and markers: they change with the figure and the width, not with the cursor.
+  const target = useMemo<Scene>(() => ({
     bars: schedule.segments.map((s) => {
       const h = LANE_H * s.unitShare;
       return { key: `${s.warpgroup}-${s.op}-${s.iteration}`, segment: s, x: x(s.startS), y: laneY(laneOf(s)) + LANE_H - h, w: Math.max(x(s.endS) - x(s.startS), 1), h };
     }),
     baselineX: schedule.name === 'sequential' ? NaN : x(baseline.totalS),
     endX: x(schedule.totalS),
-  };
+  }), [fig, width]);
+  const drawn = useMemo(() => JSON.stringify(target.bars.map((b) => ({ op: b.segment.op, lane: laneOf(b.segment), iteration: b.segment.iteration, height: b.h }))), [target]);
   const cursorX = x(cursorS);
 
   useLayoutEffect(() => {
-    const el = canvas.current!;
-    cancelAnimationFrame(glideFrame.current);
-    const from = shown.current;
-    const still = !from || reducedMotion.value || from.bars.length === 0 ||
-      (from.endX === target.endX && from.bars.every((b, i) => target.bars[i]?.key === b.key && target.bars[i].x === b.x && target.bars[i].w === b.w && target.bars[i].h === b.h));
-    if (still) {
-      shown.current = target;
-      paint(el, target, cursorX, width, height, plotBottom);
-      return;
+    const el = canvas.current!, now = performance.now(), old = glideRef.current;
+    // A new target glides from what is on screen, unless this is the first paint, the width
+    // changed (positions are not comparable) or the reader asked for reduced motion.
+    if (!old || old.to !== target) {
+      const from = old && old.width === width && !reducedMotion.value ? sceneAt(old, now).scene : null;
+      glideRef.current = { from, to: target, start: now, width };
     }
-    const before = new Map(from.bars.map((b) => [b.key, b]));
-    const start = performance.now();
     const tick = () => {
-      const p = Math.min(1, (performance.now() - start) / GLIDE_MS), e = glide(p);
-      const at = (a: number, b: number) => (Number.isFinite(a) && Number.isFinite(b) ? lerp(a, b, e) : b);
-      const scene: Scene = {
-        bars: target.bars.map((b) => {
-          const a = before.get(b.key) ?? { ...b, x: b.x, w: 0 };
-          return { ...b, x: lerp(a.x, b.x, e), y: lerp(a.y, b.y, e), w: Math.max(1, lerp(a.w, b.w, e)), h: lerp(a.h, b.h, e) };
-        }),
-        baselineX: at(from.baselineX, target.baselineX),
-        endX: at(from.endX, target.endX),
-      };
-      shown.current = scene;
+      const { scene, done } = sceneAt(glideRef.current!, performance.now());
       paint(el, scene, cursorX, width, height, plotBottom);
-      if (p < 1) glideFrame.current = requestAnimationFrame(tick);
+      if (!done) frame.current = requestAnimationFrame(tick);
     };
+    cancelAnimationFrame(frame.current);
     tick();
   });
-  useLayoutEffect(() => () => cancelAnimationFrame(glideFrame.current), []);
+  useLayoutEffect(() => () => cancelAnimationFrame(frame.current), []);
 
   // One hover text for the canvas: the bar under the pointer.
   const onPointerMove = (e: PointerEvent) => {
@@ -179,7 +187,7 @@ export function Timeline({ fig, cursorS }: { fig: Figure; cursorS: number }) {
         </g>
       </svg>
       <canvas ref={canvas} class="bars" style={{ width: `${width}px`, height: `${height}px` }} onPointerMove={onPointerMove}
-        data-testid="timeline-bars" data-bars={JSON.stringify(target.bars.map((b) => ({ op: b.segment.op, lane: laneOf(b.segment), iteration: b.segment.iteration, height: b.h })))} />
+        data-testid="timeline-bars" data-bars={drawn} />
     </div>
   );
 }

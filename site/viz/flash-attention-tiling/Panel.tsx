@@ -1,6 +1,7 @@
 // The side panel: memory and FLOP counters of the traced head, the online-softmax update of the
 // followed row with the step's values (or standard attention's softmax), and, when the stage has
 // no room for per-row columns, a table of the current Q block's rows.
+import type { FlashStep } from '../../../wasm/load';
 import { AnimatedNumber } from '../shared/AnimatedNumber';
 import { EquationCallout } from '../shared/EquationCallout';
 import { fmt, fmtBytes } from '../shared/format';
@@ -73,39 +74,39 @@ function StandardSoftmax({ run, at, shown }: { run: Run; at: number; shown: bool
   );
 }
 
-function OnlineSoftmaxUpdate({ run, at, shown }: { run: Run; at: number; shown: boolean }) {
-  const s = run.steps[at];
-  if (!shown || !isFlashStep(s)) {
-    return (
-      <section class="card equations parked" aria-label="Online softmax update" aria-hidden>
-        <h2>Row</h2>
-        <EquationCallout html={mTex} values={HIDDEN} />
-        <EquationCallout html={alphaTex} values={HIDDEN} />
-        <EquationCallout html={lTex} values={HIDDEN} />
-        <EquationCallout html={oTex} values={HIDDEN} />
-      </section>
-    );
-  }
+// The followed row's online-softmax update at a flash step: its number, what happened to it, and
+// the values of every slot of the four equations.
+function onlineUpdate(run: Run, at: number, s: FlashStep) {
   const tile = s.kind === 'tile';
   const r = followedRow(s);
   const before = rowState(run, at - 1, r), after = rowState(run, at, r);
   const local = r - s.rowBegin;
-  let tileMax = '—', rowsum = '—', alpha = '—';
+  let tilemax = '—', rowsum = '—', alpha = '—';
   if (tile) {
     const cols = s.colEnd - s.colBegin;
-    const scores = s.scores.subarray(local * cols, (local + 1) * cols);
-    const weights = s.weights.subarray(local * cols, (local + 1) * cols);
-    tileMax = f(scores.reduce((m, x) => Math.max(m, x), -Infinity));
-    rowsum = f(weights.reduce((a, x) => a + x, 0));
+    tilemax = f(s.scores.subarray(local * cols, (local + 1) * cols).reduce((m, x) => Math.max(m, x), -Infinity));
+    rowsum = f(s.weights.subarray(local * cols, (local + 1) * cols).reduce((a, x) => a + x, 0));
     alpha = f(s.rescale[local]);
   }
+  return {
+    row: r,
+    note: tile ? (s.rescale[local] > 0 && s.rescale[local] < 1 ? 'its running max rose: rescale' : 'online softmax update') : 'no tile in this step',
+    values: { mold: f(before.m), tilemax, mnew: f(after.m), alpha, lold: f(before.l), rowsum, lnew: f(after.l), o: vec(after.output) },
+  };
+}
+
+function OnlineSoftmaxUpdate({ run, at, shown }: { run: Run; at: number; shown: boolean }) {
+  const s = run.steps[at];
+  const u = shown && isFlashStep(s) ? onlineUpdate(run, at, s) : null;
+  const values = u?.values ?? HIDDEN;
   return (
-    <section class="card equations" aria-label={`Online softmax update of row ${r + 1}`}>
-      <h2>Row {r + 1} <span>{tile ? (s.rescale[local] > 0 && s.rescale[local] < 1 ? 'its running max rose: rescale' : 'online softmax update') : 'no tile in this step'}</span></h2>
-      <EquationCallout html={mTex} values={{ mold: f(before.m), tilemax: tileMax, mnew: f(after.m) }} />
-      <EquationCallout html={alphaTex} values={{ alpha }} />
-      <EquationCallout html={lTex} values={{ alpha, lold: f(before.l), rowsum, lnew: f(after.l) }} />
-      <EquationCallout html={oTex} values={{ o: vec(after.output) }} />
+    <section class={u ? 'card equations' : 'card equations parked'} aria-hidden={!u}
+      aria-label={u ? `Online softmax update of row ${u.row + 1}` : 'Online softmax update'}>
+      <h2>Row {u && u.row + 1} <span>{u?.note}</span></h2>
+      <EquationCallout html={mTex} values={values} />
+      <EquationCallout html={alphaTex} values={values} />
+      <EquationCallout html={lTex} values={values} />
+      <EquationCallout html={oTex} values={values} />
     </section>
   );
 }

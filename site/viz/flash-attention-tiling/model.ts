@@ -3,6 +3,7 @@
 // chosen loop order. Everything below only looks things up in those traces: which step touched a
 // block, what state a row had at a step, how many S/P bytes had gone to HBM. No attention maths here.
 import type { AttnFlash, FlashStep, FlashTraceResult, HbmTransfer, StandardStep, StandardTraceResult } from '../../../wasm/load';
+import { boundedCache } from '../shared/boundedCache';
 
 export type Mode = 'flash' | 'standard';
 export type Order = 'fa2' | 'fa1';
@@ -75,22 +76,14 @@ export function problem(core: AttnFlash, c: Config): Problem {
 const isSP = (t: HbmTransfer) => t.direction === 'write' && (t.matrix === 'S' || t.matrix === 'P');
 
 // Traces already computed, by configuration (the mode only picks which of the two is shown): a
-// reader flipping Standard/FlashAttention or trying block sizes back and forth revisits them, and
-// the core's trace for a configuration never changes.
-const computed = new Map<string, { flash: FlashTraceResult; standard: StandardTraceResult }>();
-const MAX_COMPUTED = 16;
+// reader flipping Standard/FlashAttention or trying block sizes back and forth revisits them.
+const computed = boundedCache<{ flash: FlashTraceResult; standard: StandardTraceResult }>(16);
 
-function traces(core: AttnFlash, c: Config) {
-  const key = JSON.stringify([c.n, c.d, c.br, c.bc, c.order, c.causal]);
-  let found = computed.get(key);
-  if (!found) {
+const traces = (core: AttnFlash, c: Config) =>
+  computed(JSON.stringify([c.n, c.d, c.br, c.bc, c.order, c.causal]), () => {
     const { input } = problem(core, c);
-    found = { flash: core.flashForwardTrace({ ...input, loopOrder: c.order }), standard: core.standardAttentionTrace(input) };
-    if (computed.size >= MAX_COMPUTED) computed.delete(computed.keys().next().value!);
-    computed.set(key, found);
-  }
-  return found;
-}
+    return { flash: core.flashForwardTrace({ ...input, loopOrder: c.order }), standard: core.standardAttentionTrace(input) };
+  });
 
 export function buildRun(core: AttnFlash, c: Config): Run {
   const { q, k, v } = problem(core, c);

@@ -21,6 +21,7 @@
 import { cubicBezier } from 'motion';
 import type { ComponentChildren } from 'preact';
 import { useLayoutEffect, useRef } from 'preact/hooks';
+import { cssPixelContext } from './canvas';
 import { reducedMotion } from './motion';
 import './GPUBlock.css';
 
@@ -98,11 +99,7 @@ const springScale = (p: number) => 0.2 + 0.8 * overshoot(p);
 // is still springing in.
 function paintSms(canvas: HTMLCanvasElement, layout: GPUBlockLayout, fill: (sm: number) => string, entering: number, sinceMs: number): boolean {
   const { chip, cells } = layout;
-  const dpr = Math.min(window.devicePixelRatio || 1, 2);
-  const w = Math.round(chip.w * dpr), h = Math.round(chip.h * dpr);
-  if (canvas.width !== w || canvas.height !== h) { canvas.width = w; canvas.height = h; }
-  const g = canvas.getContext('2d')!;
-  g.setTransform(dpr, 0, 0, dpr, 0, 0);
+  const g = cssPixelContext(canvas, chip.w, chip.h);
   g.clearRect(0, 0, chip.w, chip.h);
   let settling = false;
   cells.forEach((c, i) => {
