@@ -14,13 +14,11 @@ const IDLE_RGB: [number, number, number] = [0x1a, 0x1a, 0x1a];
 const pack = ([r, g, b]: [number, number, number]) => ((255 << 24) | (b << 16) | (g << 8) | r) >>> 0;
 const TICKS = 4;
 
-// The picture: one pixel row per SM (CSS stretches it to the row height), the width in device
-// pixels. Idle SM time, then each block's bar, at least one pixel wide, with a one-pixel gap at
-// its start when it is wide enough to show where the previous block ended.
-function drawBlocks(canvas: HTMLCanvasElement, s: Side, heads: number, span: number) {
-  const { width: w, height: h } = canvas;
-  const g = canvas.getContext('2d')!;
-  const image = g.createImageData(w, h);
+// The picture: one pixel row per SM (CSS stretches it to the row height), w device pixels wide.
+// Idle SM time, then each block's bar, at least one pixel wide, with a one-pixel gap at its start
+// when it is wide enough to show where the previous block ended.
+function drawBlocks(w: number, h: number, s: Side, heads: number, span: number): ImageData {
+  const image = new ImageData(w, h);
   const px = new Uint32Array(image.data.buffer);
   px.fill(pack(IDLE_RGB));
   const b = s.work.blocks, xScale = w / span;
@@ -34,7 +32,19 @@ function drawBlocks(canvas: HTMLCanvasElement, s: Side, heads: number, span: num
     const row = b.sm[i] * w;
     for (let x = row + x0, e = row + x1; x < e; x++) px[x] = color;
   }
-  g.putImageData(image, 0, 0);
+  return image;
+}
+
+// Pictures already drawn, per partition: figures are cached by launch (model.ts), so a reader
+// switching back to a GPU or batch size gets its pictures without redrawing them. A partition's
+// heads and time span are its figure's, so only the width can differ.
+const pictures = new WeakMap<Side, ImageData>();
+function picture(w: number, h: number, s: Side, heads: number, span: number): ImageData {
+  const cached = pictures.get(s);
+  if (cached && cached.width === w && cached.height === h) return cached;
+  const image = drawBlocks(w, h, s, heads, span);
+  pictures.set(s, image);
+  return image;
 }
 
 export function Timeline({ s, heads, span, t, label }: { s: Side; heads: number; span: number; t: number; label: string }) {
@@ -49,9 +59,9 @@ export function Timeline({ s, heads, span, t, label }: { s: Side; heads: number;
   // Before the browser paints, so the canvas never shows another launch's picture.
   useLayoutEffect(() => {
     const el = canvas.current!;
-    el.width = Math.round(width * dpr);
-    el.height = rows;
-    drawBlocks(el, s, heads, span);
+    const w = Math.round(width * dpr);
+    if (el.width !== w || el.height !== rows) { el.width = w; el.height = rows; }
+    el.getContext('2d')!.putImageData(picture(w, rows, s, heads, span), 0, 0);
   }, [s, heads, span, width, rows, dpr]);
 
   const at = Math.min(1, Math.max(0, t / span));

@@ -4,6 +4,8 @@ import { useState } from 'preact/hooks';
 import { GPUS, HEAD_DIMS, PRECISIONS, SCHEDULES } from './model';
 import type { FigureState } from './state';
 
+// Form values are passed as strings: Preact compares a value with the element's (string) value and
+// would rewrite a number on every render, restyling the control each time.
 export function Controls({ state }: { state: FigureState }) {
   const { figure, configure } = state;
   const c = figure.value.config;
@@ -22,18 +24,18 @@ export function Controls({ state }: { state: FigureState }) {
         <label>GPU <select value={c.gpu} onChange={(e) => configure({ gpu: e.currentTarget.value })}>
           {GPUS.map((g) => <option key={g.id} value={g.id}>{g.label}</option>)}
         </select></label>
-        <label>Head dim <select value={c.headDim} onChange={(e) => configure({ headDim: Number(e.currentTarget.value) })}>
-          {HEAD_DIMS.map((d) => <option key={d} value={d}>{d}</option>)}
+        <label>Head dim <select value={String(c.headDim)} onChange={(e) => configure({ headDim: Number(e.currentTarget.value) })}>
+          {HEAD_DIMS.map((d) => <option key={d} value={String(d)}>{d}</option>)}
         </select></label>
         <button type="button" class="more-toggle" aria-expanded={more} onClick={() => setMore(!more)}>More</button>
         <div class={more ? 'secondary open' : 'secondary'}>
           <label>Precision <select value={c.precision} onChange={(e) => configure({ precision: e.currentTarget.value as (typeof PRECISIONS)[number] })}>
             {PRECISIONS.map((p) => <option key={p} value={p}>{p.toUpperCase()}</option>)}
           </select></label>
-          <label>Consumers <select value={c.consumers} onChange={(e) => configure({ consumers: Number(e.currentTarget.value) })}>
-            {[2, 3, 4].map((w) => <option key={w} value={w}>{w}</option>)}
+          <label>Consumers <select value={String(c.consumers)} onChange={(e) => configure({ consumers: Number(e.currentTarget.value) })}>
+            {[2, 3, 4].map((w) => <option key={w} value={String(w)}>{w}</option>)}
           </select></label>
-          <label>Key blocks <input type="number" min={1} max={64} value={c.iterations}
+          <label>Key blocks <input type="number" min={1} max={64} value={String(c.iterations)}
             onChange={(e) => configure({ iterations: Number(e.currentTarget.value) })} /></label>
         </div>
       </div>

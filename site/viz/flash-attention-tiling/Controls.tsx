@@ -15,6 +15,8 @@ function Segmented<T extends string>({ label, value, options, onChange, class: c
   );
 }
 
+// Values are passed as strings: Preact compares a value with the element's (string) value and
+// would rewrite a number on every render, restyling the control each time.
 function NumberSelect({ label, name, value, choices, onChange }: {
   label: string; name: string; value: number; choices: number[]; onChange: (v: number) => void;
 }) {
@@ -22,8 +24,8 @@ function NumberSelect({ label, name, value, choices, onChange }: {
   return (
     <label class="select">
       <span>{label}</span>
-      <select name={name} value={value} onChange={(e) => onChange(Number(e.currentTarget.value))}>
-        {options.map((c) => <option key={c} value={c}>{c}</option>)}
+      <select name={name} value={String(value)} onChange={(e) => onChange(Number(e.currentTarget.value))}>
+        {options.map((c) => <option key={c} value={String(c)}>{c}</option>)}
       </select>
     </label>
   );

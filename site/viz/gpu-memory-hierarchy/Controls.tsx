@@ -9,6 +9,8 @@ const MODES: { id: Mode; label: string }[] = [
   { id: 'flash', label: 'FlashAttention' },
 ];
 
+// Form values are passed as strings: Preact compares a value with the element's (string) value and
+// would rewrite a number on every render, restyling the control each time.
 export function Controls({ state }: { state: FigureState }) {
   const { figure, configure } = state;
   const c = figure.value.config;
@@ -30,15 +32,15 @@ export function Controls({ state }: { state: FigureState }) {
       </div>
       <label class="slider">
         <span>N = <output data-testid="n">{c.n.toLocaleString('en-US')}</output></span>
-        <input type="range" min={0} max={SEQ_LENS.length - 1} step={1} value={nIndex} aria-label="Sequence length N"
+        <input type="range" min={0} max={SEQ_LENS.length - 1} step={1} value={String(nIndex)} aria-label="Sequence length N"
           aria-valuetext={`N = ${c.n}`} onInput={(e) => configure({ n: SEQ_LENS[Number(e.currentTarget.value)] })} />
       </label>
-      <label class="field">d <select value={c.d} aria-label="Head dimension d" onChange={(e) => configure({ d: Number(e.currentTarget.value) })}>
-        {HEAD_DIMS.map((d) => <option key={d} value={d}>{d}</option>)}
+      <label class="field">d <select value={String(c.d)} aria-label="Head dimension d" onChange={(e) => configure({ d: Number(e.currentTarget.value) })}>
+        {HEAD_DIMS.map((d) => <option key={d} value={String(d)}>{d}</option>)}
       </select></label>
       <button type="button" class="more-toggle" aria-expanded={more} onClick={() => setMore(!more)}>More</button>
       <div class={more ? 'secondary open' : 'secondary'}>
-        <label class="field">heads <input type="number" min={1} max={4096} value={c.heads} aria-label="Attention heads"
+        <label class="field">heads <input type="number" min={1} max={4096} value={String(c.heads)} aria-label="Attention heads"
           onChange={(e) => configure({ heads: Number(e.currentTarget.value) })} /></label>
         <span class="fixed">batch 1 · FP16 · forward</span>
       </div>

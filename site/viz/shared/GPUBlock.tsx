@@ -136,13 +136,13 @@ export function GPUBlock(props: GPUBlockProps) {
     }
     const { from, start } = entry.current;
     if (start === null) { paintSms(el, layout, fill, smCount, 0); return; }
-    // While the cells spring in, repaint every frame with the latest fills.
-    let frame = 0;
+    // While the cells spring in, repaint every frame with the latest fills (from the next frame's
+    // start, which comes before it is painted: a paint now would be overwritten unseen).
     const tick = () => {
       if (paintSms(el, layout, fill, from, performance.now() - start)) frame = requestAnimationFrame(tick);
       else entry.current.start = null;
     };
-    tick();
+    let frame = requestAnimationFrame(tick);
     return () => cancelAnimationFrame(frame);
   });
 

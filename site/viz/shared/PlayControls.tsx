@@ -8,6 +8,8 @@ import { SPEEDS, type Stepper } from './stepper';
 const isTextInput = (t: EventTarget | null) =>
   t instanceof HTMLInputElement ? !['range', 'button', 'checkbox'].includes(t.type) : t instanceof HTMLTextAreaElement;
 
+// Form values are passed as strings: Preact compares a value with the element's (string) value and
+// would rewrite a number on every render, restyling the control each time.
 export function PlayControls({ stepper }: { stepper: Stepper }) {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -41,8 +43,8 @@ export function PlayControls({ stepper }: { stepper: Stepper }) {
       <button type="button" onClick={stepper.next} aria-label="Step forward (→)" title="Step forward (→)" disabled={atEnd}><Icon name="forward" /></button>
       <label class="speed" title="Speed (+ / −)">
         <span class="visually-hidden">Speed</span>
-        <select value={speed.value} onChange={(e) => (speed.value = Number(e.currentTarget.value))}>
-          {SPEEDS.map((s) => <option key={s} value={s}>{s}×</option>)}
+        <select value={String(speed.value)} onChange={(e) => (speed.value = Number(e.currentTarget.value))}>
+          {SPEEDS.map((s) => <option key={s} value={String(s)}>{s}×</option>)}
         </select>
       </label>
     </div>

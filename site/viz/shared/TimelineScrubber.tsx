@@ -2,12 +2,14 @@
 // `stops={false}` keeps the range alone, for traces with too many steps to label each one.
 import type { Stepper } from './stepper';
 
+// Form values are passed as strings: Preact compares a value with the element's (string) value and
+// would rewrite a number on every render, restyling the control each time.
 export function TimelineScrubber({ stepper, labels, stops = true }: { stepper: Stepper; labels: string[]; stops?: boolean }) {
   const { step, count } = stepper;
   return (
     <div class="scrubber">
       <input
-        type="range" min={0} max={count.value - 1} step={1} value={step.value}
+        type="range" min={0} max={count.value - 1} step={1} value={String(step.value)}
         aria-label="Step" aria-valuetext={`Step ${step.value + 1} of ${count.value}: ${labels[step.value] ?? ''}`}
         onInput={(e) => { stepper.playing.value = false; stepper.seek(Number(e.currentTarget.value)); }}
       />
