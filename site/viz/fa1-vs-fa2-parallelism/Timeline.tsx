@@ -5,7 +5,7 @@
 // and the faint preview of the part still to come are HTML layers over it, so moving the clock
 // changes two transforms and never redraws the canvas.
 import { useLayoutEffect, useRef } from 'preact/hooks';
-import { pixelRatio } from '../shared/canvas';
+import { pixelRatio, sizedContext } from '../shared/canvas';
 import { useWidth } from '../shared/useWidth';
 import { pairRgb, type Side } from './model';
 
@@ -58,10 +58,8 @@ export function Timeline({ s, heads, span, t, label }: { s: Side; heads: number;
 
   // Before the browser paints, so the canvas never shows another launch's picture.
   useLayoutEffect(() => {
-    const el = canvas.current!;
     const w = Math.round(width * dpr);
-    if (el.width !== w || el.height !== rows) { el.width = w; el.height = rows; }
-    el.getContext('2d')!.putImageData(picture(w, rows, s, heads, span), 0, 0);
+    sizedContext(canvas.current!, w, rows).putImageData(picture(w, rows, s, heads, span), 0, 0);
   }, [s, heads, span, width, rows, dpr]);
 
   const at = Math.min(1, Math.max(0, t / span));

@@ -4,14 +4,20 @@
 export const pixelRatio = () => Math.min(window.devicePixelRatio || 1, 2);
 
 /**
- * The canvas's 2-D context drawing in CSS pixels over a width x height CSS-pixel area. The backing
- * store is resized only when the size changes, because resizing reallocates and clears it.
+ * The canvas's 2-D context with a backing store of w x h device pixels. The store is resized only
+ * when the size changes, because resizing reallocates and clears it.
+ */
+export function sizedContext(canvas: HTMLCanvasElement, w: number, h: number): CanvasRenderingContext2D {
+  if (canvas.width !== w || canvas.height !== h) { canvas.width = w; canvas.height = h; }
+  return canvas.getContext('2d')!;
+}
+
+/**
+ * The canvas's 2-D context drawing in CSS pixels over a width x height CSS-pixel area.
  */
 export function cssPixelContext(canvas: HTMLCanvasElement, width: number, height: number): CanvasRenderingContext2D {
   const dpr = pixelRatio();
-  const w = Math.round(width * dpr), h = Math.round(height * dpr);
-  if (canvas.width !== w || canvas.height !== h) { canvas.width = w; canvas.height = h; }
-  const g = canvas.getContext('2d')!;
+  const g = sizedContext(canvas, Math.round(width * dpr), Math.round(height * dpr));
   g.setTransform(dpr, 0, 0, dpr, 0, 0);
   return g;
 }

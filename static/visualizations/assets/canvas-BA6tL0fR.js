@@ -1,1 +1,0 @@
-var e=()=>Math.min(window.devicePixelRatio||1,2);function t(t,n,r){let i=e(),a=Math.round(n*i),o=Math.round(r*i);(t.width!==a||t.height!==o)&&(t.width=a,t.height=o);let s=t.getContext(`2d`);return s.setTransform(i,0,0,i,0,0),s}export{e as n,t};
