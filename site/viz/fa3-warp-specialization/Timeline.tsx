@@ -42,6 +42,18 @@ interface Scene { bars: Bar[]; baselineX: number; endX: number }
 
 const lerp = (a: number, b: number, t: number) => a + (b - a) * t;
 
+// The horizontal span of bar i not covered by the bars painted after it (which lie on top).
+function uncovered(bars: Bar[], i: number): [number, number] {
+  const b = bars[i];
+  let left = b.x, right = b.x + b.w;
+  for (let k = i + 1; k < bars.length && left < right; k++) {
+    const o = bars[k];
+    if (o.y >= b.y + b.h || o.y + o.h <= b.y || o.x >= right || o.x + o.w <= left) continue;
+    if (o.x <= left) left = Math.min(right, o.x + o.w); else right = o.x;
+  }
+  return [left, right];
+}
+
 function paint(canvas: HTMLCanvasElement, scene: Scene, cursorX: number, width: number, height: number, plotBottom: number) {
   const g = cssPixelContext(canvas, width, height);
   g.clearRect(0, 0, width, height);
@@ -59,7 +71,14 @@ function paint(canvas: HTMLCanvasElement, scene: Scene, cursorX: number, width: 
     g.font = '650 10.5px system-ui, sans-serif';
     g.textAlign = 'center';
     g.textBaseline = 'middle';
-    for (const b of scene.bars) if (b.w > 24 && b.h >= 14) g.fillText(`${SHORT[b.segment.op]}${b.segment.iteration}`, b.x + b.w / 2, b.y + b.h / 2 + 0.5);
+    // A label only where it fits in the part of its bar left in view (without its iteration if only
+    // that fits): with intra-warpgroup overlap a bar is partly painted over by the next one.
+    scene.bars.forEach((b, i) => {
+      if (b.h < 14 || b.w < 16) return;
+      const [left, right] = uncovered(scene.bars, i);
+      const label = [`${SHORT[b.segment.op]}${b.segment.iteration}`, SHORT[b.segment.op]].find((t) => g.measureText(t).width + 3 <= right - left);
+      if (label) g.fillText(label, (left + right) / 2, b.y + b.h / 2 + 0.5);
+    });
   };
   bars(false);
   g.save();
