@@ -14,7 +14,8 @@ after(() => site.close());
 
 const pipeline = (cfg = {}) => core.fa3Pipeline({ gpu: 'h100-sxm', precision: 'fp16', headDim: 128, consumerWarpgroups: 2, iterations: 4, ...cfg });
 const schedule = (p, name) => p.schedules.find((s) => s.name === name);
-// The bars the timeline's canvas draws (it lists them in data-bars): op, lane, key block, height.
+// The bars the timeline's canvas draws (it lists them in data-bars): op, lane, key block, height,
+// and whether the bar is split (it shares part of its time with another op of its warpgroup).
 const barsOf = async (page) => JSON.parse(await page.getByTestId('timeline-bars').getAttribute('data-bars'));
 const valueOf = async (page, id) => Number(await page.getByTestId(id).locator('[data-value]').getAttribute('data-value'));
 
@@ -28,6 +29,11 @@ test('the default view is FA3 on an H100 SXM, with the core\'s total and speed-u
   const bars = await barsOf(page);
   assert.equal(bars.length, fa3.segments.length);
   assert.deepEqual(bars.map((b) => [b.op, b.lane, b.iteration]), fa3.segments.map((s) => [s.op, s.warpgroup + 1, s.iteration]));
+  // Ops of one warpgroup that run at once (a PV GEMM under the next block's exponentials) are
+  // drawn split, so neither hides the other; every other bar is whole.
+  const overlaps = (s) => fa3.segments.some((o) => o !== s && o.warpgroup === s.warpgroup && o.startS < s.endS && s.startS < o.endS);
+  assert.deepEqual(bars.map((b) => b.split), fa3.segments.map(overlaps));
+  assert.ok(bars.some((b) => b.split) && bars.some((b) => !b.split));
   assert.match(await page.getByTestId('narration').textContent(), /4 key blocks finish after 4\.50 µs/);
   await screenshot(page, 'fa3-warp-specialization-desktop');
   assert.deepEqual(problems, []);

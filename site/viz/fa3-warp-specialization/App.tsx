@@ -31,6 +31,7 @@ export function App({ state }: { state: FigureState }) {
             { swatch: colors.sram, label: 'GEMM on tensor cores' },
             { swatch: colors.heads[0], label: 'softmax exponentials' },
             { swatch: colors.textMuted, label: 'half-height bar: unit shared by consumers in lockstep', outline: true },
+            { swatch: `linear-gradient(${colors.sram} 0 50%, ${colors.heads[0]} 50% 100%)`, label: 'split bar: two ops of one warpgroup at once' },
           ]} />
           <Timeline fig={fig} cursorS={fig.events[step]} />
           <p class="narration" aria-live="polite" data-testid="narration">{narration(fig, step)}</p>

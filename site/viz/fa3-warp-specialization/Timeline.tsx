@@ -36,22 +36,48 @@ function ticks(maxS: number): number[] {
 }
 
 interface Box { x: number; y: number; w: number; h: number }
-interface Bar extends Box { key: string; segment: Fa3Segment }
+// `shared`: stretches of the bar's own duration (fractions 0..1) during which another op of the
+// same warpgroup runs too; there the bar keeps one half of its height (`top`: the upper half).
+interface Shared { from: number; to: number; top: boolean }
+interface Bar extends Box { key: string; segment: Fa3Segment; shared: Shared[] }
 // What the canvas shows: the bars and the two end markers' x (NaN when a marker is absent).
 interface Scene { bars: Bar[]; baselineX: number; endX: number }
 
 const lerp = (a: number, b: number, t: number) => a + (b - a) * t;
 
-// The horizontal span of bar i not covered by the bars painted after it (which lie on top).
-function uncovered(bars: Bar[], i: number): [number, number] {
-  const b = bars[i];
-  let left = b.x, right = b.x + b.w;
-  for (let k = i + 1; k < bars.length && left < right; k++) {
-    const o = bars[k];
-    if (o.y >= b.y + b.h || o.y + o.h <= b.y || o.x >= right || o.x + o.w <= left) continue;
-    if (o.x <= left) left = Math.min(right, o.x + o.w); else right = o.x;
+// Where two ops of one warpgroup run at once (intra-warpgroup overlap: a tile's PV GEMM under the
+// next tile's exponentials), both bars split their height over the shared stretch, the earlier op
+// on top, so neither hides the other. Found once per schedule, in time, by a sweep per lane.
+function sharedStretches(segments: Fa3Segment[]): Shared[][] {
+  const shared: Shared[][] = segments.map(() => []);
+  const order = segments.map((_, i) => i).sort((i, k) => laneOf(segments[i]) - laneOf(segments[k]) || segments[i].startS - segments[k].startS);
+  order.forEach((i, n) => {
+    const a = segments[i];
+    for (let m = n + 1; m < order.length; m++) {
+      const k = order[m], b = segments[k];
+      if (laneOf(b) !== laneOf(a) || b.startS >= a.endS) break;
+      const from = b.startS, to = Math.min(a.endS, b.endS);
+      if (to <= from) continue;
+      const part = (s: Fa3Segment, top: boolean) => ({ from: (from - s.startS) / (s.endS - s.startS), to: (to - s.startS) / (s.endS - s.startS), top });
+      shared[i].push(part(a, true));
+      shared[k].push(part(b, false));
+    }
+  });
+  return shared;
+}
+
+// A bar as the boxes it is painted in: full height outside its shared stretches, half inside.
+function pieces(b: Bar): Box[] {
+  if (!b.shared.length) return [b];
+  const out: Box[] = [];
+  let at = 0;
+  for (const s of [...b.shared].sort((p, q) => p.from - q.from)) {
+    if (s.from > at) out.push({ x: b.x + at * b.w, y: b.y, w: (s.from - at) * b.w, h: b.h });
+    out.push({ x: b.x + s.from * b.w, y: s.top ? b.y : b.y + b.h / 2, w: (s.to - s.from) * b.w, h: b.h / 2 });
+    at = Math.max(at, s.to);
   }
-  return [left, right];
+  if (at < 1) out.push({ x: b.x + at * b.w, y: b.y, w: (1 - at) * b.w, h: b.h });
+  return out;
 }
 
 function paint(canvas: HTMLCanvasElement, scene: Scene, cursorX: number, width: number, height: number, plotBottom: number) {
@@ -62,7 +88,7 @@ function paint(canvas: HTMLCanvasElement, scene: Scene, cursorX: number, width: 
     for (const b of scene.bars) {
       g.fillStyle = OP_COLORS[b.segment.op];
       g.beginPath();
-      g.roundRect(b.x, b.y, b.w, b.h, Math.min(3, b.w / 2, b.h / 2));
+      for (const p of pieces(b)) g.roundRect(p.x, p.y, p.w, p.h, Math.min(3, p.w / 2, p.h / 2));
       g.fill();
     }
     if (!lit) return;
@@ -71,14 +97,13 @@ function paint(canvas: HTMLCanvasElement, scene: Scene, cursorX: number, width: 
     g.font = '650 10.5px system-ui, sans-serif';
     g.textAlign = 'center';
     g.textBaseline = 'middle';
-    // A label only where it fits in the part of its bar left in view (without its iteration if only
-    // that fits): with intra-warpgroup overlap a bar is partly painted over by the next one.
-    scene.bars.forEach((b, i) => {
-      if (b.h < 14 || b.w < 16) return;
-      const [left, right] = uncovered(scene.bars, i);
-      const label = [`${SHORT[b.segment.op]}${b.segment.iteration}`, SHORT[b.segment.op]].find((t) => g.measureText(t).width + 3 <= right - left);
-      if (label) g.fillText(label, (left + right) / 2, b.y + b.h / 2 + 0.5);
-    });
+    // A label where it fits in the bar's widest piece at least 13 px tall (without its key block
+    // if only that fits).
+    for (const b of scene.bars) {
+      const p = pieces(b).filter((q) => q.h >= 13 && q.w >= 16).reduce<Box | null>((best, q) => (!best || q.w > best.w ? q : best), null);
+      const label = p && [`${SHORT[b.segment.op]}${b.segment.iteration}`, SHORT[b.segment.op]].find((t) => g.measureText(t).width + 3 <= p.w);
+      if (p && label) g.fillText(label, p.x + p.w / 2, p.y + p.h / 2 + 0.5);
+    }
   };
   bars(false);
   g.save();
@@ -148,15 +173,18 @@ export function Timeline({ fig, cursorS }: { fig: Figure; cursorS: number }) {
   const { shown: schedule, baseline } = fig;
 
   // The schedule's bars and markers: they change with the figure and the width, not with the cursor.
-  const target = useMemo<Scene>(() => ({
-    bars: schedule.segments.map((s) => {
-      const h = LANE_H * s.unitShare;
-      return { key: `${s.warpgroup}-${s.op}-${s.iteration}`, segment: s, x: x(s.startS), y: laneY(laneOf(s)) + LANE_H - h, w: Math.max(x(s.endS) - x(s.startS), 1), h };
-    }),
-    baselineX: schedule.name === 'sequential' ? NaN : x(baseline.totalS),
-    endX: x(schedule.totalS),
-  }), [fig, width]);
-  const drawn = useMemo(() => JSON.stringify(target.bars.map((b) => ({ op: b.segment.op, lane: laneOf(b.segment), iteration: b.segment.iteration, height: b.h }))), [target]);
+  const target = useMemo<Scene>(() => {
+    const shared = sharedStretches(schedule.segments);
+    return {
+      bars: schedule.segments.map((s, i) => {
+        const h = LANE_H * s.unitShare;
+        return { key: `${s.warpgroup}-${s.op}-${s.iteration}`, segment: s, shared: shared[i], x: x(s.startS), y: laneY(laneOf(s)) + LANE_H - h, w: Math.max(x(s.endS) - x(s.startS), 1), h };
+      }),
+      baselineX: schedule.name === 'sequential' ? NaN : x(baseline.totalS),
+      endX: x(schedule.totalS),
+    };
+  }, [fig, width]);
+  const drawn = useMemo(() => JSON.stringify(target.bars.map((b) => ({ op: b.segment.op, lane: laneOf(b.segment), iteration: b.segment.iteration, height: b.h, split: b.shared.length > 0 }))), [target]);
   const cursorX = x(cursorS);
 
   useLayoutEffect(() => {

@@ -4,11 +4,12 @@
 export const pixelRatio = () => Math.min(window.devicePixelRatio || 1, 2);
 
 /**
- * The canvas's 2-D context with a backing store of w x h device pixels. The store is resized only
- * when the size changes, because resizing reallocates and clears it.
+ * The canvas's 2-D context with a backing store of w x h device pixels. Only a dimension that
+ * changed is set, because each assignment (even of the same value) reallocates and clears the store.
  */
 export function sizedContext(canvas: HTMLCanvasElement, w: number, h: number): CanvasRenderingContext2D {
-  if (canvas.width !== w || canvas.height !== h) { canvas.width = w; canvas.height = h; }
+  if (canvas.width !== w) canvas.width = w;
+  if (canvas.height !== h) canvas.height = h;
   return canvas.getContext('2d')!;
 }
 
