@@ -47,7 +47,8 @@ const lerp = (a: number, b: number, t: number) => a + (b - a) * t;
 
 // Where two ops of one warpgroup run at once (intra-warpgroup overlap: a tile's PV GEMM under the
 // next tile's exponentials), both bars split their height over the shared stretch, the earlier op
-// on top, so neither hides the other. Found once per schedule, in time, by a sweep per lane.
+// on top, so neither hides the other. Found once per schedule, in time, by a sweep per lane; each
+// bar's stretches come out in order of their start.
 function sharedStretches(segments: Fa3Segment[]): Shared[][] {
   const shared: Shared[][] = segments.map(() => []);
   const order = segments.map((_, i) => i).sort((i, k) => laneOf(segments[i]) - laneOf(segments[k]) || segments[i].startS - segments[k].startS);
@@ -71,7 +72,7 @@ function pieces(b: Bar): Box[] {
   if (!b.shared.length) return [b];
   const out: Box[] = [];
   let at = 0;
-  for (const s of [...b.shared].sort((p, q) => p.from - q.from)) {
+  for (const s of b.shared) {
     if (s.from > at) out.push({ x: b.x + at * b.w, y: b.y, w: (s.from - at) * b.w, h: b.h });
     out.push({ x: b.x + s.from * b.w, y: s.top ? b.y : b.y + b.h / 2, w: (s.to - s.from) * b.w, h: b.h / 2 });
     at = Math.max(at, s.to);
