@@ -56,6 +56,26 @@ test('switching to the synchronous schedule shows its total and a speed-up of 1'
   await close();
 });
 
+test('over two ops of one warpgroup that run at once, the hover text names the half under the pointer', async () => {
+  const { page, problems, close } = await site.open(VIZ);
+  const p = pipeline(), fa3 = schedule(p, 'pingpong_intra_overlap');
+  const maxS = Math.max(...p.schedules.map((s) => s.totalS));  // the time axis every schedule shares
+  const pv = fa3.segments.find((s) => s.warpgroup === 0 && s.op === 'gemm1' && s.iteration === 0);
+  const exp = fa3.segments.find((s) => s.warpgroup === 0 && s.op === 'softmax' && s.iteration === 1);
+  const from = Math.max(pv.startS, exp.startS), to = Math.min(pv.endS, exp.endS);
+  assert.ok(to > from, 'PV of block 0 and the exponentials of block 1 overlap');
+  // The earlier op keeps the top half (listed first when both start together).
+  const [top, bottom] = pv.startS < exp.startS || (pv.startS === exp.startS && fa3.segments.indexOf(pv) < fa3.segments.indexOf(exp)) ? [pv, exp] : [exp, pv];
+  const lane = await page.locator('.timeline .lane').nth(1).boundingBox();  // consumer 1
+  const x = lane.x + ((from + to) / 2 / maxS) * lane.width;
+  const titleAt = async (y) => { await page.mouse.move(x, y); return page.getByTestId('timeline-bars').getAttribute('title'); };
+  const named = (s) => new RegExp(`^consumer 1: ${{ gemm1: 'GEMM1 O \\+= PV', softmax: 'softmax' }[s.op]}, key block ${s.iteration},`);
+  assert.match(await titleAt(lane.y + lane.height * 0.25), named(top));
+  assert.match(await titleAt(lane.y + lane.height * 0.75), named(bottom));
+  assert.deepEqual(problems, []);
+  await close();
+});
+
 test('the URL hash restores the configuration and the step', async () => {
   const { page, problems, close } = await site.open(`${VIZ}#gpu=h100-pcie&prec=fp8&d=64&wg=3&blocks=6&schedule=pingpong&step=5`);
   const p = pipeline({ gpu: 'h100-pcie', precision: 'fp8', headDim: 64, consumerWarpgroups: 3, iterations: 6 });

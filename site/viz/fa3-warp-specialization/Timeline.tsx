@@ -206,11 +206,11 @@ export function Timeline({ fig, cursorS }: { fig: Figure; cursorS: number }) {
   });
   useLayoutEffect(() => () => cancelAnimationFrame(frame.current), []);
 
-  // One hover text for the canvas: the bar under the pointer.
+  // One hover text for the canvas: the bar under the pointer (over a split bar, the half it is on).
   const onPointerMove = (e: PointerEvent) => {
     const el = e.currentTarget as HTMLCanvasElement, box = el.getBoundingClientRect();
     const px = e.clientX - box.left, py = e.clientY - box.top;
-    const bar = target.bars.find((b) => px >= b.x && px < b.x + b.w && py >= b.y && py < b.y + b.h);
+    const bar = target.bars.find((b) => pieces(b).some((p) => px >= p.x && px < p.x + p.w && py >= p.y && py < p.y + p.h));
     const s = bar?.segment;
     el.title = s ? `${fig.lanes[laneOf(s)]}: ${OP_LABELS[s.op]}, key block ${s.iteration}, ${micros(s.startS)}–${micros(s.endS)}` : '';
   };
