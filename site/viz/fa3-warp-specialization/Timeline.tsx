@@ -81,30 +81,40 @@ function pieces(b: Bar): Box[] {
   return out;
 }
 
+// Bar labels' widths in LABEL_FONT, measured once each: a glide repaints every frame.
+const LABEL_FONT = '650 10.5px system-ui, sans-serif';
+const labelWidths = new Map<string, number>();
+function labelWidth(g: CanvasRenderingContext2D, text: string): number {
+  let w = labelWidths.get(text);
+  if (w === undefined) { w = g.measureText(text).width; labelWidths.set(text, w); }
+  return w;
+}
+
 function paint(canvas: HTMLCanvasElement, scene: Scene, cursorX: number, width: number, height: number, plotBottom: number) {
   const g = cssPixelContext(canvas, width, height);
   g.clearRect(0, 0, width, height);
+  const boxes = scene.bars.map(pieces);
   const bars = (lit: boolean) => {
     g.globalAlpha = lit ? 0.95 : 0.16;
-    for (const b of scene.bars) {
+    scene.bars.forEach((b, i) => {
       g.fillStyle = OP_COLORS[b.segment.op];
       g.beginPath();
-      for (const p of pieces(b)) g.roundRect(p.x, p.y, p.w, p.h, Math.min(3, p.w / 2, p.h / 2));
+      for (const p of boxes[i]) g.roundRect(p.x, p.y, p.w, p.h, Math.min(3, p.w / 2, p.h / 2));
       g.fill();
-    }
+    });
     if (!lit) return;
     g.globalAlpha = 1;
     g.fillStyle = '#0a0a0a';
-    g.font = '650 10.5px system-ui, sans-serif';
+    g.font = LABEL_FONT;
     g.textAlign = 'center';
     g.textBaseline = 'middle';
     // A label where it fits in the bar's widest piece at least 13 px tall (without its key block
     // if only that fits).
-    for (const b of scene.bars) {
-      const p = pieces(b).filter((q) => q.h >= 13 && q.w >= 16).reduce<Box | null>((best, q) => (!best || q.w > best.w ? q : best), null);
-      const label = p && [`${SHORT[b.segment.op]}${b.segment.iteration}`, SHORT[b.segment.op]].find((t) => g.measureText(t).width + 3 <= p.w);
+    scene.bars.forEach((b, i) => {
+      const p = boxes[i].filter((q) => q.h >= 13 && q.w >= 16).reduce<Box | null>((best, q) => (!best || q.w > best.w ? q : best), null);
+      const label = p && [`${SHORT[b.segment.op]}${b.segment.iteration}`, SHORT[b.segment.op]].find((t) => labelWidth(g, t) + 3 <= p.w);
       if (p && label) g.fillText(label, p.x + p.w / 2, p.y + p.h / 2 + 0.5);
-    }
+    });
   };
   bars(false);
   g.save();
