@@ -1,11 +1,11 @@
 // The launch: GPU and batch size always in view; heads, N, d and causal behind "More" on narrow
 // screens.
 import { useState } from 'preact/hooks';
+import { NumberSelect } from '../shared/NumberSelect';
 import { GPUS, HEAD_DIMS, HEADS, MAX_BATCH, SEQ_LENS } from './model';
 import type { FigureState } from './state';
 
-// Form values are passed as strings: Preact compares a value with the element's (string) value and
-// would rewrite a number on every render, restyling the control each time.
+// The batch range takes its value as a string (see shared/NumberSelect).
 export function Controls({ state }: { state: FigureState }) {
   const { figure, configure } = state;
   const c = figure.value.config;
@@ -25,15 +25,11 @@ export function Controls({ state }: { state: FigureState }) {
       </label>
       <button type="button" class="more-toggle" aria-expanded={more} onClick={() => setMore(!more)}>More</button>
       <div class={more ? 'secondary open' : 'secondary'}>
-        <label class="field">heads <select value={String(c.heads)} aria-label="Heads" onChange={(e) => configure({ heads: Number(e.currentTarget.value) })}>
-          {(HEADS.includes(c.heads) ? HEADS : [...HEADS, c.heads]).map((h) => <option key={h} value={String(h)}>{h}</option>)}
-        </select></label>
-        <label class="field">N <select value={String(c.n)} aria-label="Sequence length N" onChange={(e) => configure({ n: Number(e.currentTarget.value) })}>
-          {(SEQ_LENS.includes(c.n) ? SEQ_LENS : [...SEQ_LENS, c.n]).map((n) => <option key={n} value={String(n)}>{n.toLocaleString('en-US')}</option>)}
-        </select></label>
-        <label class="field">d <select value={String(c.d)} aria-label="Head dimension d" onChange={(e) => configure({ d: Number(e.currentTarget.value) })}>
-          {HEAD_DIMS.map((d) => <option key={d} value={String(d)}>{d}</option>)}
-        </select></label>
+        <label class="field">heads <NumberSelect value={c.heads} label="Heads" onChange={(heads) => configure({ heads })}
+          choices={HEADS.includes(c.heads) ? HEADS : [...HEADS, c.heads]} /></label>
+        <label class="field">N <NumberSelect value={c.n} label="Sequence length N" onChange={(n) => configure({ n })}
+          choices={SEQ_LENS.includes(c.n) ? SEQ_LENS : [...SEQ_LENS, c.n]} format={(n) => n.toLocaleString('en-US')} /></label>
+        <label class="field">d <NumberSelect value={c.d} label="Head dimension d" choices={HEAD_DIMS} onChange={(d) => configure({ d })} /></label>
         <label class="field check"><input type="checkbox" checked={c.causal} onChange={(e) => configure({ causal: e.currentTarget.checked })} /> causal</label>
       </div>
     </div>

@@ -1,6 +1,7 @@
 // The configuration. Mode and causal stay in view; on narrow screens the loop order, N, d and the
 // block sizes fold behind "More controls". Values go to the core as chosen: it enforces the caps.
 import { useState } from 'preact/hooks';
+import { NumberSelect } from '../shared/NumberSelect';
 import { BLOCK_CHOICES, D_CHOICES, N_CHOICES, type Config } from './model';
 
 function Segmented<T extends string>({ label, value, options, onChange, class: className = '', disabled, title }: {
@@ -15,18 +16,15 @@ function Segmented<T extends string>({ label, value, options, onChange, class: c
   );
 }
 
-// Values are passed as strings: Preact compares a value with the element's (string) value and
-// would rewrite a number on every render, restyling the control each time.
-function NumberSelect({ label, name, value, choices, onChange }: {
+// A labelled number choice; a value off the list (from the URL) is offered too.
+function NumberField({ label, name, value, choices, onChange }: {
   label: string; name: string; value: number; choices: number[]; onChange: (v: number) => void;
 }) {
   const options = choices.includes(value) || !Number.isFinite(value) ? choices : [...choices, value].sort((a, b) => a - b);
   return (
     <label class="select">
       <span>{label}</span>
-      <select name={name} value={String(value)} onChange={(e) => onChange(Number(e.currentTarget.value))}>
-        {options.map((c) => <option key={c} value={String(c)}>{c}</option>)}
-      </select>
+      <NumberSelect name={name} value={value} choices={options} onChange={onChange} />
     </label>
   );
 }
@@ -42,7 +40,7 @@ export function Controls({ config, onChange }: { config: Config; onChange: (patc
           <input type="checkbox" checked={config.causal} onChange={(e) => onChange({ causal: e.currentTarget.checked })} />
           <span>Causal mask</span>
         </label>
-        <NumberSelect label="N" name="n" value={config.n} choices={N_CHOICES} onChange={(n) => onChange({ n })} />
+        <NumberField label="N" name="n" value={config.n} choices={N_CHOICES} onChange={(n) => onChange({ n })} />
         <button type="button" class="more-toggle" aria-expanded={more} aria-controls="secondary-controls" onClick={() => setMore(!more)}>
           {more ? 'Fewer controls' : 'More controls'}
         </button>
@@ -51,9 +49,9 @@ export function Controls({ config, onChange }: { config: Config; onChange: (patc
         <Segmented label="Loop order" value={config.order} onChange={(order) => onChange({ order })} disabled={config.mode === 'standard'}
           title={config.mode === 'standard' ? 'The loop order is FlashAttention’s: standard attention runs its three passes either way' : undefined}
           options={[['fa2', 'FA2: Q blocks outer'], ['fa1', 'FA1: K/V blocks outer']]} />
-        <NumberSelect label="d" name="d" value={config.d} choices={D_CHOICES} onChange={(d) => onChange({ d })} />
-        <NumberSelect label="Br" name="br" value={config.br} choices={BLOCK_CHOICES} onChange={(br) => onChange({ br })} />
-        <NumberSelect label="Bc" name="bc" value={config.bc} choices={BLOCK_CHOICES} onChange={(bc) => onChange({ bc })} />
+        <NumberField label="d" name="d" value={config.d} choices={D_CHOICES} onChange={(d) => onChange({ d })} />
+        <NumberField label="Br" name="br" value={config.br} choices={BLOCK_CHOICES} onChange={(br) => onChange({ br })} />
+        <NumberField label="Bc" name="bc" value={config.bc} choices={BLOCK_CHOICES} onChange={(bc) => onChange({ bc })} />
       </div>
     </div>
   );

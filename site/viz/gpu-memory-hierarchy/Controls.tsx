@@ -1,6 +1,7 @@
 // The configuration: GPU and standard/flash always in view with the N slider; d beside them;
 // heads behind "More" on narrow screens.
 import { useState } from 'preact/hooks';
+import { NumberSelect } from '../shared/NumberSelect';
 import { GPUS, HEAD_DIMS, SEQ_LENS, type Mode } from './model';
 import type { FigureState } from './state';
 
@@ -9,8 +10,7 @@ const MODES: { id: Mode; label: string }[] = [
   { id: 'flash', label: 'FlashAttention' },
 ];
 
-// Form values are passed as strings: Preact compares a value with the element's (string) value and
-// would rewrite a number on every render, restyling the control each time.
+// The N range and the heads input take their values as strings (see shared/NumberSelect).
 export function Controls({ state }: { state: FigureState }) {
   const { figure, configure } = state;
   const c = figure.value.config;
@@ -35,9 +35,7 @@ export function Controls({ state }: { state: FigureState }) {
         <input type="range" min={0} max={SEQ_LENS.length - 1} step={1} value={String(nIndex)} aria-label="Sequence length N"
           aria-valuetext={`N = ${c.n}`} onInput={(e) => configure({ n: SEQ_LENS[Number(e.currentTarget.value)] })} />
       </label>
-      <label class="field">d <select value={String(c.d)} aria-label="Head dimension d" onChange={(e) => configure({ d: Number(e.currentTarget.value) })}>
-        {HEAD_DIMS.map((d) => <option key={d} value={String(d)}>{d}</option>)}
-      </select></label>
+      <label class="field">d <NumberSelect value={c.d} label="Head dimension d" choices={HEAD_DIMS} onChange={(d) => configure({ d })} /></label>
       <button type="button" class="more-toggle" aria-expanded={more} onClick={() => setMore(!more)}>More</button>
       <div class={more ? 'secondary open' : 'secondary'}>
         <label class="field">heads <input type="number" min={1} max={4096} value={String(c.heads)} aria-label="Attention heads"

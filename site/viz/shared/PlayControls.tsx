@@ -3,13 +3,12 @@
 // Shortcuts work anywhere in the figure except while typing in a text field.
 import { useEffect } from 'preact/hooks';
 import { Icon } from './icons';
+import { NumberSelect } from './NumberSelect';
 import { SPEEDS, type Stepper } from './stepper';
 
 const isTextInput = (t: EventTarget | null) =>
   t instanceof HTMLInputElement ? !['range', 'button', 'checkbox'].includes(t.type) : t instanceof HTMLTextAreaElement;
 
-// Form values are passed as strings: Preact compares a value with the element's (string) value and
-// would rewrite a number on every render, restyling the control each time.
 export function PlayControls({ stepper }: { stepper: Stepper }) {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -43,9 +42,7 @@ export function PlayControls({ stepper }: { stepper: Stepper }) {
       <button type="button" onClick={stepper.next} aria-label="Step forward (→)" title="Step forward (→)" disabled={atEnd}><Icon name="forward" /></button>
       <label class="speed" title="Speed (+ / −)">
         <span class="visually-hidden">Speed</span>
-        <select value={String(speed.value)} onChange={(e) => (speed.value = Number(e.currentTarget.value))}>
-          {SPEEDS.map((s) => <option key={s} value={String(s)}>{s}×</option>)}
-        </select>
+        <NumberSelect value={speed.value} choices={SPEEDS} format={(s) => `${s}×`} onChange={(s) => (speed.value = s)} />
       </label>
     </div>
   );

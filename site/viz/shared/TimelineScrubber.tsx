@@ -2,8 +2,7 @@
 // `stops={false}` keeps the range alone, for traces with too many steps to label each one.
 import type { Stepper } from './stepper';
 
-// Form values are passed as strings: Preact compares a value with the element's (string) value and
-// would rewrite a number on every render, restyling the control each time.
+// The range takes its value as a string (see NumberSelect).
 export function TimelineScrubber({ stepper, labels, stops = true }: { stepper: Stepper; labels: string[]; stops?: boolean }) {
   const { step, count } = stepper;
   return (
