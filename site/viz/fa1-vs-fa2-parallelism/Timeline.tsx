@@ -37,14 +37,17 @@ function drawBlocks(w: number, h: number, s: Side, heads: number, span: number):
 
 // Pictures already drawn, per partition: figures are cached by launch (model.ts), so a reader
 // switching back to a GPU or batch size gets its pictures without redrawing them. A partition's
-// heads and time span are its figure's, so only the width can differ.
-const pictures = new WeakMap<Side, ImageData>();
-function picture(w: number, h: number, s: Side, heads: number, span: number): ImageData {
+// heads and time span are its figure's, so only the width can differ. Kept as bitmaps in the
+// canvas's own (premultiplied) format: showing one is a copy, where putImageData converts every
+// pixel again.
+const pictures = new WeakMap<Side, OffscreenCanvas>();
+function picture(w: number, h: number, s: Side, heads: number, span: number): OffscreenCanvas {
   const cached = pictures.get(s);
   if (cached && cached.width === w && cached.height === h) return cached;
-  const image = drawBlocks(w, h, s, heads, span);
-  pictures.set(s, image);
-  return image;
+  const bitmap = new OffscreenCanvas(w, h);
+  bitmap.getContext('2d')!.putImageData(drawBlocks(w, h, s, heads, span), 0, 0);
+  pictures.set(s, bitmap);
+  return bitmap;
 }
 
 export function Timeline({ s, heads, span, t, label }: { s: Side; heads: number; span: number; t: number; label: string }) {
@@ -59,7 +62,7 @@ export function Timeline({ s, heads, span, t, label }: { s: Side; heads: number;
   // Before the browser paints, so the canvas never shows another launch's picture.
   useLayoutEffect(() => {
     const w = Math.round(width * dpr);
-    sizedContext(canvas.current!, w, rows).putImageData(picture(w, rows, s, heads, span), 0, 0);
+    sizedContext(canvas.current!, w, rows).drawImage(picture(w, rows, s, heads, span), 0, 0);
   }, [s, heads, span, width, rows, dpr]);
 
   const at = Math.min(1, Math.max(0, t / span));

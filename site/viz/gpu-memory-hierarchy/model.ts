@@ -3,6 +3,7 @@
 // attention (FlashAttention paper, Algorithm 0: S and P written to HBM and read back) and for
 // FlashAttention (Algorithm 1), the N x N footprint and the ridge point.
 import type { AttentionPredictionResult, AttnFlash, GpuPresetInfo, SourcedNumber } from '../../../wasm/load';
+import { boundedCache } from '../shared/boundedCache';
 
 export const GPUS = [
   { id: 'a100-sxm-80gb', label: 'A100' },
@@ -41,7 +42,14 @@ export interface Figure {
   stops: number[];
 }
 
-export function buildFigure(core: AttnFlash, config: Config): Figure {
+// Figures already built, by configuration: a reader toggling the GPU or the sequence length
+// revisits the same ones, and the core's answer for a configuration never changes.
+const built = boundedCache<Figure>(64);
+
+export const buildFigure = (core: AttnFlash, config: Config): Figure =>
+  built(JSON.stringify([config.gpu, config.n, config.d, config.heads, config.mode]), () => computeFigure(core, config));
+
+function computeFigure(core: AttnFlash, config: Config): Figure {
   const preset = core.gpuPreset(config.gpu);
   const shape = { gpu: config.gpu, batch: 1, heads: config.heads, qLen: config.n, headDim: config.d, precision: 'fp16' as const };
   const standard = core.predictAttention({ ...shape, algorithm: 'standard' });
