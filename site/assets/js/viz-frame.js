@@ -1,4 +1,4 @@
-// Full-screen button for the viz shortcode's figures.
+// The viz shortcode's figures: the full-screen button, and frames sized to their figures.
 //
 // The button ships `hidden` so readers without JavaScript, or on browsers
 // without the Fullscreen API (iPhone Safari only fullscreens <video>), never
@@ -38,3 +38,17 @@ function setUp(button) {
 }
 
 if (supported) document.querySelectorAll('[data-viz-fullscreen]').forEach(setUp);
+
+// Each figure reports its height from inside its frame (site/viz/shared/mount.tsx). The frame takes
+// that height, up to the window's (viz.css): a figure taller than the window scrolls inside its
+// frame, its player controls pinned at the bottom. Until a figure reports, the frame keeps its
+// aspect ratio. Only this site's figures are listened to.
+window.addEventListener('message', (event) => {
+  if (event.origin !== location.origin || event.data?.type !== 'viz:height') return;
+  const height = Number(event.data.height);
+  if (!(height > 0 && height < 20000)) return;
+  const iframe = [...document.querySelectorAll('.viz__frame iframe')].find((f) => f.contentWindow === event.source);
+  if (!iframe) return;
+  iframe.parentElement.style.setProperty('--viz-content-height', `${height}px`);
+  iframe.parentElement.classList.add('viz__frame--sized');
+});

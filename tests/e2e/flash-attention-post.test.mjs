@@ -1,0 +1,81 @@
+// Browser tests of Part 3, the FlashAttention post: it loads under the production
+// Content-Security-Policy with no console error or failed request, each of its five figures starts
+// from the core inside its iframe, each frame takes its figure's height up to the window's, nothing
+// overflows at 375 px, and reduced motion still works. Screenshots at 1280 and 375 px go to
+// test-artifacts/.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { horizontalOverflow, screenshot, startSite } from './browser.mjs';
+
+const POST = '/posts/flash-attention-deep-dive/';
+const FIGURES = ['gpu-memory-hierarchy', 'online-softmax', 'flash-attention-tiling', 'fa1-vs-fa2-parallelism', 'fa3-warp-specialization'];
+// The frame's height cap, from viz.css: the window's height less 4.5rem for the title bar.
+const TITLE_BAR = 72;
+
+let site;
+before(async () => { site = await startSite(); });
+after(() => site.close());
+
+const iframeOf = (page, name) => page.locator(`iframe[src*="visualizations/${name}/"]`);
+
+// Scrolls to each figure (frames load lazily) and waits until it has started and its frame has
+// been sized to it. Returns, per figure, the frame's height and the figure's own.
+async function startAll(page) {
+  const sizes = {};
+  for (const name of FIGURES) {
+    const iframe = iframeOf(page, name);
+    await iframe.scrollIntoViewIfNeeded();
+    const frame = page.frameLocator(`iframe[src*="visualizations/${name}/"]`);
+    await frame.locator('.viz-footer').waitFor();
+    assert.equal(await frame.locator('.fatal').count(), 0, `${name} started`);
+    await page.waitForFunction((n) => document.querySelector(`iframe[src*="visualizations/${n}/"]`).parentElement
+      .classList.contains('viz__frame--sized'), name);
+    const figure = await frame.locator('#app').evaluate((app) => app.getBoundingClientRect().bottom + window.scrollY);
+    sizes[name] = { frame: (await iframe.boundingBox()).height, figure };
+  }
+  return sizes;
+}
+
+test('at 1280 px the post loads, its five figures start and each frame fits its figure', async () => {
+  const { page, problems, close } = await site.open(POST, { viewport: { width: 1280, height: 900 } });
+  assert.equal(await page.locator('iframe').count(), FIGURES.length);
+  const sizes = await startAll(page);
+  const cap = 900 - TITLE_BAR;
+  for (const [name, { frame, figure }] of Object.entries(sizes)) {
+    assert.ok(Math.abs(frame - Math.min(Math.ceil(figure), cap)) <= 1, `${name}: frame ${frame} px for a ${figure} px figure (cap ${cap} px)`);
+  }
+  // Both cases occur: figures shown whole, and the centerpiece, taller than the window, capped.
+  assert.ok(sizes['fa3-warp-specialization'].figure < cap && sizes['flash-attention-tiling'].figure > cap);
+  assert.equal(await page.locator('.katex-error').count(), 0);
+  await screenshot(page, 'flash-attention-post-1280');
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+test('at 375 px neither the post nor any of its figures overflows horizontally', async () => {
+  const { page, problems, close } = await site.open(POST, { viewport: { width: 375, height: 812 } });
+  await startAll(page);
+  assert.equal(await horizontalOverflow(page), 0);
+  for (const name of FIGURES) {
+    const overflow = await page.frameLocator(`iframe[src*="visualizations/${name}/"]`).locator('html')
+      .evaluate((html) => html.scrollWidth - html.clientWidth);
+    assert.equal(overflow, 0, `${name} overflows its frame`);
+  }
+  await screenshot(page, 'flash-attention-post-375');
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+test('with prefers-reduced-motion the post and its centerpiece still work', async () => {
+  const { page, problems, close } = await site.open(POST, { reducedMotion: 'reduce' });
+  await iframeOf(page, 'flash-attention-tiling').scrollIntoViewIfNeeded();
+  const frame = page.frameLocator('iframe[src*="visualizations/flash-attention-tiling/"]');
+  const count = frame.getByTestId('step-count');
+  await count.waitFor();
+  const before = await count.textContent();
+  await frame.getByRole('button', { name: /Step forward/ }).click();
+  await page.waitForFunction((b) => document.querySelector('iframe[src*="flash-attention-tiling"]').contentDocument
+    .querySelector('[data-testid="step-count"]').textContent !== b, before);
+  assert.deepEqual(problems, []);
+  await close();
+});
