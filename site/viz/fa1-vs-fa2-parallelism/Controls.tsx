@@ -26,9 +26,9 @@ export function Controls({ state }: { state: FigureState }) {
       <button type="button" class="more-toggle" aria-expanded={more} onClick={() => setMore(!more)}>More</button>
       <div class={more ? 'secondary open' : 'secondary'}>
         <label class="field">heads <NumberSelect value={c.heads} label="Heads" onChange={(heads) => configure({ heads })}
-          choices={HEADS.includes(c.heads) ? HEADS : [...HEADS, c.heads]} /></label>
+          choices={HEADS} /></label>
         <label class="field">N <NumberSelect value={c.n} label="Sequence length N" onChange={(n) => configure({ n })}
-          choices={SEQ_LENS.includes(c.n) ? SEQ_LENS : [...SEQ_LENS, c.n]} format={(n) => n.toLocaleString('en-US')} /></label>
+          choices={SEQ_LENS} format={(n) => n.toLocaleString('en-US')} /></label>
         <label class="field">d <NumberSelect value={c.d} label="Head dimension d" choices={HEAD_DIMS} onChange={(d) => configure({ d })} /></label>
         <label class="field check"><input type="checkbox" checked={c.causal} onChange={(e) => configure({ causal: e.currentTarget.checked })} /> causal</label>
       </div>

@@ -16,15 +16,14 @@ function Segmented<T extends string>({ label, value, options, onChange, class: c
   );
 }
 
-// A labelled number choice; a value off the list (from the URL) is offered too.
+// A labelled number choice.
 function NumberField({ label, name, value, choices, onChange }: {
   label: string; name: string; value: number; choices: number[]; onChange: (v: number) => void;
 }) {
-  const options = choices.includes(value) || !Number.isFinite(value) ? choices : [...choices, value].sort((a, b) => a - b);
   return (
     <label class="select">
       <span>{label}</span>
-      <NumberSelect name={name} value={value} choices={options} onChange={onChange} />
+      <NumberSelect name={name} value={value} choices={choices} onChange={onChange} />
     </label>
   );
 }
