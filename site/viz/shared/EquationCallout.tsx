@@ -2,6 +2,7 @@
 // into its \slot{name} placeholders on every render. Only slots whose text changed are written:
 // writing a slot, even with the same text, makes the browser lay the whole formula out again.
 import { useLayoutEffect, useRef } from 'preact/hooks';
+import { setText } from './setText';
 
 export function EquationCallout({ html, values, caption }: { html: string; values: Record<string, string>; caption?: string }) {
   const ref = useRef<HTMLDivElement>(null);
@@ -9,7 +10,7 @@ export function EquationCallout({ html, values, caption }: { html: string; value
     for (const el of ref.current?.querySelectorAll<HTMLElement>('[data-slot]') ?? []) {
       const v = values[el.dataset.slot!];
       if (v === undefined) throw new Error(`EquationCallout: no value for slot "${el.dataset.slot}"`);
-      if (el.textContent !== v) el.textContent = v;
+      setText(el, v);
     }
   });
   return (
