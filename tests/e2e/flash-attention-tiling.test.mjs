@@ -180,6 +180,30 @@ test('clicking a block of the score matrix goes to the step that computes it; ho
   await close();
 });
 
+test('a counter glides from its old value to the trace\'s new one, changing its text node in place', async () => {
+  const { page, problems, close } = await site.open(`${VIZ}#step=0`);
+  const steps = flashSteps();
+  assert.notEqual(steps[0].flops, steps[1].flops);
+  const counter = page.getByTestId('flops').locator('[data-value]');
+  await settled(counter);
+  const early = await page.evaluate(async () => {
+    const span = document.querySelector('[data-testid="flops"] [data-value]');
+    window.counterNode = span.firstChild;
+    document.querySelector('button[aria-label^="Step forward"]').click();
+    // Preact renders in a microtask; these run after it, before any frame can.
+    for (let i = 0; i < 5; i++) await Promise.resolve();
+    return { value: Number(span.dataset.value), text: span.textContent };
+  });
+  // Rendered, not yet painted: still the old value, not the new one ahead of the glide.
+  assert.equal(early.value, steps[1].flops);
+  assert.equal(early.text, steps[0].flops.toLocaleString('en-US'));
+  assert.equal(await settled(counter), steps[1].flops.toLocaleString('en-US'));
+  // The glide rewrote the one text node rather than replacing it on every frame.
+  assert.equal(await counter.evaluate((span) => span.childNodes.length === 1 && span.firstChild === window.counterNode), true);
+  assert.deepEqual(problems, []);
+  await close();
+});
+
 test('reduced motion: counters snap to their values and entry animations are off', async () => {
   const { page, problems, close } = await site.open(`${VIZ}#step=3`, { reducedMotion: 'reduce' });
   const steps = flashSteps();
