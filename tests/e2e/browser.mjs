@@ -50,7 +50,7 @@ export const horizontalOverflow = (page) =>
   page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 
 // Interaction latency over a scripted sweep of a figure's controls. `sweep` runs in the page and
-// receives `time(act)`, which performs one interaction the way a reader's click arrives, between
+// receives `time(act, kind)`, which performs one interaction the way a reader's click arrives, between
 // two frames, and records the main-thread time it costs until the result is on screen: the
 // recompute (the handler, the re-render, which Preact runs after a microtask, and style and
 // layout, forced right away so that no task in between can take them out of the count) plus the
@@ -60,7 +60,9 @@ export const horizontalOverflow = (page) =>
 // finished, as a reader's first click would. `cold` is the first pass, which also pays one-off
 // costs (JavaScript and WebAssembly functions compiled on first use, first results computed);
 // `warm` is three more passes, the steady state of a reader working the controls (three, so that
-// the 95th percentile rests on more than two or three samples). Returns both, in milliseconds.
+// the 95th percentile rests on more than two or three samples). Returns both, in milliseconds,
+// and `warmKinds`, the `kind` each warm interaction was timed under (e.g. 'step' or 'setting';
+// 'interaction' when not given), so a summary can say which kind of interaction sets the p95.
 // Timings are printed by the tests, not asserted: a loaded CI machine is slower than a reader's
 // laptop.
 export async function sweepTimes(page, sweep) {
@@ -72,21 +74,21 @@ export async function sweepTimes(page, sweep) {
     const nextFrame = () => new Promise((r) => requestAnimationFrame(() => { const t0 = performance.now(); afterTask().then(() => r(performance.now() - t0)); }));
     const pass = async () => {
       const out = [];
-      const time = async (act) => {
+      const time = async (act, kind = 'interaction') => {
         await nextFrame();
         const t0 = performance.now();
         act();
         await afterTask();
         document.body.getBoundingClientRect();
         const recompute = performance.now() - t0;
-        out.push(recompute + await nextFrame());
+        out.push({ ms: recompute + await nextFrame(), kind });
       };
       await (${sweep.toString()})(time);
       return out;
     };
     const cold = await pass();
     const warm = [...await pass(), ...await pass(), ...await pass()];
-    return { cold, warm };
+    return { cold: cold.map((t) => t.ms), warm: warm.map((t) => t.ms), warmKinds: warm.map((t) => t.kind) };
   })()`);
 }
 
@@ -106,7 +108,14 @@ export async function playingFrameIntervals(page, frames = 90) {
 
 export const percentile = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(p * xs.length) - 1)];
 
-// One line for the log: how many interactions, median and p95 of the warm passes, and the cold pass's.
-export const timingSummary = (name, { cold, warm }) =>
-  `${name}: ${warm.length} interactions, median ${percentile(warm, 0.5).toFixed(1)} ms, p95 ${percentile(warm, 0.95).toFixed(1)} ms` +
-  ` (first pass: median ${percentile(cold, 0.5).toFixed(1)} ms, p95 ${percentile(cold, 0.95).toFixed(1)} ms)`;
+// One line for the log: how many interactions, median and p95 of the warm passes, and the cold
+// pass's; then, when the sweep timed more than one kind of interaction, the warm figures per kind.
+export function timingSummary(name, { cold, warm, warmKinds }) {
+  const stats = (xs) => `median ${percentile(xs, 0.5).toFixed(1)} ms, p95 ${percentile(xs, 0.95).toFixed(1)} ms`;
+  const kinds = [...new Set(warmKinds)];
+  const byKind = kinds.length < 2 ? '' : '; warm, by kind: ' + kinds.map((k) => {
+    const xs = warm.filter((_, i) => warmKinds[i] === k);
+    return `${k} (${xs.length}) ${stats(xs)}`;
+  }).join(', ');
+  return `${name}: ${warm.length} interactions, ${stats(warm)} (first pass: ${stats(cold)})${byKind}`;
+}

@@ -132,11 +132,11 @@ test('interaction timing: p95 of a scripted sweep of the controls (printed, not 
     const batch = document.querySelector('input[aria-label="Batch size"]');
     const heads = document.querySelector('select[aria-label="Heads"]');
     for (let round = 0; round < 2; round++) {
-      for (const b of [1, 2, 3, 4, 6, 8, 2, 1]) await time(() => { batch.value = String(b); batch.dispatchEvent(new Event('input', { bubbles: true })); });
-      for (const h of ['8', '12', '16']) await time(() => { heads.value = h; heads.dispatchEvent(new Event('change', { bubbles: true })); });
-      for (const r of document.querySelectorAll('[role="radio"]')) await time(() => r.click());
-      for (let i = 0; i < 5; i++) await time(() => document.querySelector('button[aria-label^="Step forward"]').click());
-      for (let i = 0; i < 5; i++) await time(() => document.querySelector('button[aria-label^="Step back"]').click());
+      for (const b of [1, 2, 3, 4, 6, 8, 2, 1]) await time(() => { batch.value = String(b); batch.dispatchEvent(new Event('input', { bubbles: true })); }, 'setting');
+      for (const h of ['8', '12', '16']) await time(() => { heads.value = h; heads.dispatchEvent(new Event('change', { bubbles: true })); }, 'setting');
+      for (const r of document.querySelectorAll('[role="radio"]')) await time(() => r.click(), 'setting');
+      for (let i = 0; i < 5; i++) await time(() => document.querySelector('button[aria-label^="Step forward"]').click(), 'step');
+      for (let i = 0; i < 5; i++) await time(() => document.querySelector('button[aria-label^="Step back"]').click(), 'step');
     }
   });
   await page.keyboard.press('Home');

@@ -135,10 +135,10 @@ test('interaction latency: switching schedules recomputes and lays out quickly',
       el.dispatchEvent(new Event('change', { bubbles: true }));
     };
     for (let round = 0; round < 3; round++) {
-      for (const b of document.querySelectorAll('.schedules button')) await time(() => b.click());
-      for (const d of ['64', '256', '128']) await time(() => select('Head dim', d));
-      for (const g of ['h100-pcie', 'h100-sxm']) await time(() => select('GPU', g));
-      for (let i = 0; i < 5; i++) await time(() => document.querySelector('button[aria-label^="Step back"]').click());
+      for (const b of document.querySelectorAll('.schedules button')) await time(() => b.click(), 'setting');
+      for (const d of ['64', '256', '128']) await time(() => select('Head dim', d), 'setting');
+      for (const g of ['h100-pcie', 'h100-sxm']) await time(() => select('GPU', g), 'setting');
+      for (let i = 0; i < 5; i++) await time(() => document.querySelector('button[aria-label^="Step back"]').click(), 'step');
     }
   });
   console.log(timingSummary('fa3-warp-specialization', times));

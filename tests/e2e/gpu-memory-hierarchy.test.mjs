@@ -152,10 +152,10 @@ test('interaction timing: p95 of a scripted sweep of the controls (printed, not 
     const d = document.querySelector('select[aria-label="Head dimension d"]');
     const radios = [...document.querySelectorAll('[role="radio"]')];
     for (let round = 0; round < 3; round++) {
-      for (let i = 0; i < 8; i++) await time(() => { slider.value = String(i); slider.dispatchEvent(new Event('input', { bubbles: true })); });
-      for (const v of ['128', '256', '64']) await time(() => { d.value = v; d.dispatchEvent(new Event('change', { bubbles: true })); });
-      for (const r of radios) await time(() => r.click());
-      for (let i = 0; i < 5; i++) await time(() => document.querySelector('button[aria-label^="Step back"]').click());
+      for (let i = 0; i < 8; i++) await time(() => { slider.value = String(i); slider.dispatchEvent(new Event('input', { bubbles: true })); }, 'setting');
+      for (const v of ['128', '256', '64']) await time(() => { d.value = v; d.dispatchEvent(new Event('change', { bubbles: true })); }, 'setting');
+      for (const r of radios) await time(() => r.click(), 'setting');
+      for (let i = 0; i < 5; i++) await time(() => document.querySelector('button[aria-label^="Step back"]').click(), 'step');
     }
   });
   await page.keyboard.press('Home');
