@@ -50,8 +50,8 @@ export const horizontalOverflow = (page) =>
   page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 
 // Interaction latency over a scripted sweep of a figure's controls. `sweep` runs in the page and
-// receives `time(act, kind)`, which performs one interaction the way a reader's click arrives, between
-// two frames, and records the main-thread time it costs until the result is on screen: the
+// receives `time(act, kind)`, which performs one interaction the way a reader's click arrives,
+// between two frames, and records the main-thread time it costs until the result is on screen: the
 // recompute (the handler, the re-render, which Preact runs after a microtask, and style and
 // layout, forced right away so that no task in between can take them out of the count) plus the
 // frame that shows it (animation callbacks, paint and commit, from the frame's start to the end of
