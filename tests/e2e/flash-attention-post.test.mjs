@@ -16,7 +16,10 @@ let site;
 before(async () => { site = await startSite(); });
 after(() => site.close());
 
-const iframeOf = (page, name) => page.locator(`iframe[src*="visualizations/${name}/"]`);
+// One figure's iframe: its selector, its element and the document inside it.
+const frameSelector = (name) => `iframe[src*="visualizations/${name}/"]`;
+const iframeOf = (page, name) => page.locator(frameSelector(name));
+const frameOf = (page, name) => page.frameLocator(frameSelector(name));
 
 // Scrolls to each figure (frames load lazily) and waits until it has started and its frame has
 // been sized to it. Returns, per figure, the frame's height and the figure's own.
@@ -25,11 +28,11 @@ async function startAll(page) {
   for (const name of FIGURES) {
     const iframe = iframeOf(page, name);
     await iframe.scrollIntoViewIfNeeded();
-    const frame = page.frameLocator(`iframe[src*="visualizations/${name}/"]`);
+    const frame = frameOf(page, name);
     await frame.locator('.viz-footer').waitFor();
     assert.equal(await frame.locator('.fatal').count(), 0, `${name} started`);
-    await page.waitForFunction((n) => document.querySelector(`iframe[src*="visualizations/${n}/"]`).parentElement
-      .classList.contains('viz__frame--sized'), name);
+    await page.waitForFunction((selector) => document.querySelector(selector).parentElement
+      .classList.contains('viz__frame--sized'), frameSelector(name));
     const figure = await frame.locator('#app').evaluate((app) => app.getBoundingClientRect().bottom + window.scrollY);
     sizes[name] = { frame: (await iframe.boundingBox()).height, figure };
   }
@@ -61,7 +64,7 @@ test('at 375 px neither the post nor any of its figures overflows horizontally',
   await startAll(page);
   assert.equal(await horizontalOverflow(page), 0);
   for (const name of FIGURES) {
-    const overflow = await page.frameLocator(`iframe[src*="visualizations/${name}/"]`).locator('html')
+    const overflow = await frameOf(page, name).locator('html')
       .evaluate((html) => html.scrollWidth - html.clientWidth);
     assert.equal(overflow, 0, `${name} overflows its frame`);
   }
@@ -73,13 +76,13 @@ test('at 375 px neither the post nor any of its figures overflows horizontally',
 test('with prefers-reduced-motion the post and its centerpiece still work', async () => {
   const { page, problems, close } = await site.open(POST, { reducedMotion: 'reduce' });
   await iframeOf(page, 'flash-attention-tiling').scrollIntoViewIfNeeded();
-  const frame = page.frameLocator('iframe[src*="visualizations/flash-attention-tiling/"]');
+  const frame = frameOf(page, 'flash-attention-tiling');
   const count = frame.getByTestId('step-count');
   await count.waitFor();
   const before = await count.textContent();
   await frame.getByRole('button', { name: /Step forward/ }).click();
-  await page.waitForFunction((b) => document.querySelector('iframe[src*="flash-attention-tiling"]').contentDocument
-    .querySelector('[data-testid="step-count"]').textContent !== b, before);
+  await page.waitForFunction(([selector, b]) => document.querySelector(selector).contentDocument
+    .querySelector('[data-testid="step-count"]').textContent !== b, [frameSelector('flash-attention-tiling'), before]);
   assert.deepEqual(problems, []);
   await close();
 });
