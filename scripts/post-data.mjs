@@ -86,7 +86,7 @@ const core = await loadFlash();
 const tables = {};
 const values = {};
 
-const HARDWARE_IDS = ['v100-sxm2-32gb', 'a100-sxm-80gb', 'h100-sxm', 'h200-sxm', 'b200', 'rtx-4090'];
+const HARDWARE_IDS = ['v100-sxm2-32gb', 'a100-sxm-40gb', 'a100-sxm-80gb', 'h100-pcie', 'h100-sxm', 'h200-sxm', 'b200', 'rtx-4090'];
 const presets = Object.fromEntries(core.gpuPresets().map((g) => [g.id, g]));
 const A100 = presets['a100-sxm-80gb'];
 // Table rows drop the vendor's name: every GPU here is NVIDIA's.
@@ -136,6 +136,7 @@ function documentOf(source) {
       'Tensor-core rates are dense (without the 2:4 structured-sparsity feature); where a datasheet prints only the sparse figure the preset halves it, and says so in its source.',
       'Shared memory per SM is the largest amount one SM can give its thread blocks (binary KB); device memory is in vendor gigabytes (10⁹ bytes).',
       '"not published": the vendor documents cited give no value. "—": the GPU has no tensor cores for that format.',
+      'sm_XY is the CUDA compute capability X.Y: the instruction set a kernel is compiled for. A kernel built for sm_90 uses Hopper\'s instructions and runs only on Hopper.',
     ],
     source: `${CORE_PRESETS}, from: ${documents.join('; ')}.`,
     details,
@@ -144,6 +145,8 @@ function documentOf(source) {
   values['h100.sms'] = integer(H100.smCount.value);
   values['a100.sram'] = bytes(A100.sramPerSmBytes.value);
   values['h100.sram'] = bytes(H100.sramPerSmBytes.value);
+  values['a100.l2'] = bytes(A100.l2Bytes.value);
+  values['h100.l2'] = bytes(H100.l2Bytes.value);
   values['a100.hbm'] = bandwidth(A100.hbmBytesPerS.value);
   values['h100.hbm'] = bandwidth(H100.hbmBytesPerS.value);
   values['a100.fp16'] = tflops(A100.fp16Flops.value);
@@ -248,6 +251,9 @@ function documentOf(source) {
     values[`scores.head.${N}`] = bytes(fp.perHeadBytes);
     values[`scores.layer.${N}`] = bytes(fp.perLayerBytes);
     values[`traffic.std.${N}`] = bytes(std.hbmBytes);
+    // Time the A100's HBM needs for that traffic: per head and layer, and for every head of every layer.
+    values[`traffic.std.${N}.a100_ms`] = `${fixed(std.hbmBytes / A100.hbmBytesPerS.value * 1e3, 2)} ms`;
+    values[`traffic.std.${N}.a100_model_s`] = `${fixed(std.hbmBytes * heads * layers / A100.hbmBytesPerS.value, 2)} s`;
     // FA2 keeps one fp32 log-sum-exp per query row for the backward pass (FA2 §3.1.1).
     values[`lse.head.${N}`] = bytes(N * 4);
     return [integer(N), bytes(fp.perHeadBytes), bytes(fp.perLayerBytes), bytes(fp.perModelBytes), bytes(N * 4),
@@ -296,10 +302,15 @@ function documentOf(source) {
 
 // --- FA1 vs FA2 work partition ----------------------------------------------------------------
 {
+  const HEADS = 16, SEQ_LEN = 8192, BLOCK_Q = 128;
+  values['partition.heads'] = integer(HEADS);
+  values['partition.seqlen'] = integer(SEQ_LEN);
+  values['partition.blockq'] = integer(BLOCK_Q);
+  values['partition.qblocks'] = integer(SEQ_LEN / BLOCK_Q);
   const rows = [];
   for (const gpu of ['a100-sxm-80gb', 'h100-sxm']) {
     for (const batch of [1, 4, 16, 64]) {
-      const launch = { gpu, batch, heads: 16, qLen: 8192, blockQ: 128, blockK: 128 };
+      const launch = { gpu, batch, heads: HEADS, qLen: SEQ_LEN, blockQ: BLOCK_Q, blockK: 128 };
       const a = core.gpuWorkPartition({ ...launch, partition: 'fa1' });
       const b = core.gpuWorkPartition({ ...launch, partition: 'fa2' });
       rows.push([shortName(presets[gpu]), String(batch), integer(a.blocks.sm.length), perCent(a.smUtilization, 1),
@@ -316,7 +327,7 @@ function documentOf(source) {
     }
   }
   tables.partition = {
-    caption: 'Keeping every SM busy: FlashAttention-1 vs FlashAttention-2 thread blocks, N = 8,192, 16 heads',
+    caption: `Keeping every SM busy: FlashAttention-1 vs FlashAttention-2 thread blocks, N = ${integer(SEQ_LEN)}, ${HEADS} heads`,
     columns: [
       { label: 'GPU' }, { label: 'Batch', numeric: true }, { label: 'FA1 thread blocks', numeric: true }, { label: 'FA1 SM utilisation', numeric: true },
       { label: 'FA2 thread blocks', numeric: true }, { label: 'FA2 SM utilisation', numeric: true }, { label: 'Predicted FA2 speed-up', numeric: true },
@@ -344,10 +355,8 @@ function documentOf(source) {
       rows.push([precision.toUpperCase(), labels[s.name], `${integer(Math.round(s.steadyIterationS * 1e9))} ns`, times(s.steadySpeedup, 2)]);
       values[`fa3.${precision}.${s.name}`] = times(s.steadySpeedup, 2);
     }
-    if (precision === 'fp16') {
-      values['fa3.fp16.gemm_ns'] = fixed(result.opTimes.gemm0S * 1e9, 0);
-      values['fa3.fp16.softmax_ns'] = fixed(result.opTimes.softmaxS * 1e9, 0);
-    }
+    values[`fa3.${precision}.gemm_ns`] = fixed(result.opTimes.gemm0S * 1e9, 0);
+    values[`fa3.${precision}.softmax_ns`] = fixed(result.opTimes.softmaxS * 1e9, 0);
   }
   tables.fa3 = {
     caption: 'FlashAttention-3\'s overlap on one H100 SXM5 SM: time per K/V block of 128 keys, head dimension 128',
@@ -428,6 +437,9 @@ function documentOf(source) {
   values['bench.fa1.a100.reported.share'] = perCent(124e12 / a100Peak, 1);
   values['bench.e2e.a100.share'] = perCent(225e12 / a100Peak, 1);
   values['bench.std.a100.ceiling'] = tflops(stdA.attainedFlopsPerS);
+  values['bench.fa1.a100.ceiling'] = tflops(fa1A.attainedFlopsPerS);
+  values['bench.fa1.a100.of_ceiling'] = perCent(124e12 / fa1A.attainedFlopsPerS);
+  values['bench.fa2.a100.of_ceiling'] = perCent(230e12 / fa2Ceiling('a100-sxm-80gb', 'fp16'));
 
   tables.benchmarks = {
     caption: 'The model\'s ceilings beside what the papers measured (attention forward pass unless stated, FP16/BF16)',

@@ -131,6 +131,17 @@ test('every figure embedded in a post has its poster (the still shown without Ja
   );
 });
 
+test('every post names a hero image (og:image) that exists in the built site', () => {
+  const posts = pages.filter(({ name }) => /^posts[/\\][^/\\]+[/\\]index\.html$/.test(name));
+  assert.ok(posts.length > 0, 'no posts in the built site');
+  const problems = posts.flatMap(({ name, text }) => {
+    const image = tags(text).find((tag) => tag.name === 'meta' && tag.attrs.property === 'og:image')?.attrs.content;
+    if (!image) return [`${name}: no og:image`];
+    return existsSync(join(siteDir, decodeURIComponent(new URL(image, 'http://x/').pathname))) ? [] : [`${name}: ${image} is not in the built site`];
+  });
+  assert.deepEqual(problems, []);
+});
+
 test('site/data/katex.json matches the math in content/ (render-math --check)', () => {
   try {
     execFileSync(process.execPath, [join(repoRoot, 'scripts', 'render-math.mjs'), '--check'], { stdio: 'pipe', encoding: 'utf8' });
