@@ -82,7 +82,7 @@ test('the numbers the prose quotes are the ones the core computed', () => {
     'a100.sram_fp16_elements', 'fa1.a100.64.bc', 'fa1.a100.64.br',
     'partition.a100.b1.fa1', 'partition.a100.b1.fa2', 'partition.a100.b1.speedup', 'partition.h100.b1.speedup',
     'partition.a100.b1.fa1blocks', 'partition.a100.b1.fa2blocks', 'partition.a100.b64.speedup',
-    'partition.seqlen', 'partition.blockq', 'partition.qblocks',
+    'partition.heads', 'partition.seqlen', 'partition.blockq', 'partition.qblocks',
     'fa3.fp16.gemm_ns', 'fa3.fp16.softmax_ns', 'fa3.fp16.pingpong', 'fa3.fp8.pingpong', 'fa3.fp8.gemm_ns', 'fa3.fp8.softmax_ns', 'fp8.model.ratio', 'fp8.paper.ratio',
     'bench.fa2.h100.reported.share', 'bench.fa3.h100.reported.share', 'bench.fa3fp8.h100.reported.share', 'bench.e2e.a100.share',
     'bench.fa2.a100.ceiling', 'bench.fa2.h100.ceiling', 'fa2.intensity', 'bench.fa1.a100.ceiling', 'bench.fa1.a100.of_ceiling', 'bench.fa2.a100.of_ceiling',
