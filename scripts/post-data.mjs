@@ -427,19 +427,24 @@ function documentOf(source) {
   const reportedCell = (flops, peak) => `${tflops(flops)} (${perCent(flops / peak)} of dense peak)`;
   const stdA = predict('a100-sxm-80gb', 'standard'), fa1A = predict('a100-sxm-80gb', 'flash');
   const stdH = predict('h100-sxm', 'standard');
+  // The model's ceilings for the FA2 loop order, each quoted in a value and a table row.
+  const fa2CeilingA100 = fa2Ceiling('a100-sxm-80gb', 'fp16'), fa2CeilingH100 = fa2Ceiling('h100-sxm', 'fp16');
+  const fa2CeilingH100Fp8 = fa2Ceiling('h100-sxm', 'fp8');
+  // What the papers report (FLOP/s); the rows below cite where.
+  const reported = { fa1A100: 124e12, fa2A100: 230e12, fa2EndToEndA100: 225e12, fa2H100: 335e12, fa3H100: 740e12, fa3Fp8H100: 1.2e15 };
 
-  values['bench.fa2.a100.ceiling'] = tflops(fa2Ceiling('a100-sxm-80gb', 'fp16'));
-  values['bench.fa2.h100.ceiling'] = tflops(fa2Ceiling('h100-sxm', 'fp16'));
-  values['bench.fa2.h100.reported.share'] = perCent(335e12 / h100Peak, 1);
-  values['bench.fa3.h100.reported.share'] = perCent(740e12 / h100Peak, 1);
-  values['bench.fa3fp8.h100.reported.share'] = perCent(1.2e15 / h100Fp8, 0);
-  values['bench.fa2.a100.reported.share'] = perCent(230e12 / a100Peak, 1);
-  values['bench.fa1.a100.reported.share'] = perCent(124e12 / a100Peak, 1);
-  values['bench.e2e.a100.share'] = perCent(225e12 / a100Peak, 1);
+  values['bench.fa2.a100.ceiling'] = tflops(fa2CeilingA100);
+  values['bench.fa2.h100.ceiling'] = tflops(fa2CeilingH100);
+  values['bench.fa2.h100.reported.share'] = perCent(reported.fa2H100 / h100Peak, 1);
+  values['bench.fa3.h100.reported.share'] = perCent(reported.fa3H100 / h100Peak, 1);
+  values['bench.fa3fp8.h100.reported.share'] = perCent(reported.fa3Fp8H100 / h100Fp8, 0);
+  values['bench.fa2.a100.reported.share'] = perCent(reported.fa2A100 / a100Peak, 1);
+  values['bench.fa1.a100.reported.share'] = perCent(reported.fa1A100 / a100Peak, 1);
+  values['bench.e2e.a100.share'] = perCent(reported.fa2EndToEndA100 / a100Peak, 1);
   values['bench.std.a100.ceiling'] = tflops(stdA.attainedFlopsPerS);
   values['bench.fa1.a100.ceiling'] = tflops(fa1A.attainedFlopsPerS);
-  values['bench.fa1.a100.of_ceiling'] = perCent(124e12 / fa1A.attainedFlopsPerS);
-  values['bench.fa2.a100.of_ceiling'] = perCent(230e12 / fa2Ceiling('a100-sxm-80gb', 'fp16'));
+  values['bench.fa1.a100.of_ceiling'] = perCent(reported.fa1A100 / fa1A.attainedFlopsPerS);
+  values['bench.fa2.a100.of_ceiling'] = perCent(reported.fa2A100 / fa2CeilingA100);
 
   tables.benchmarks = {
     caption: 'The model\'s ceilings beside what the papers measured (attention forward pass unless stated, FP16/BF16)',
@@ -451,13 +456,13 @@ function documentOf(source) {
     ],
     rows: [
       ['Standard attention, A100 80GB', ceilingCell(stdA.attainedFlopsPerS, a100Peak), 'FA2 is "3–10× faster than a standard attention implementation"', `${FA2}, §4.1`],
-      ['FlashAttention-1, A100', ceilingCell(fa1A.attainedFlopsPerS, a100Peak), `up to ${reportedCell(124e12, a100Peak)}; "25–40% of the theoretical maximum"`, `${FA2}, abstract (25–40%) and the FlashAttention-2 blog post (124 TFLOP/s)`],
-      ['FlashAttention-2, A100', ceilingCell(fa2Ceiling('a100-sxm-80gb', 'fp16'), a100Peak), `up to ${reportedCell(230e12, a100Peak)}; "50–73% of the theoretical maximum"`, `${FA2}, abstract (50–73%) and blog post (230 TFLOP/s)`],
-      ['FlashAttention-2, GPT-style training end to end, A100', 'not modelled (whole model)', `${reportedCell(225e12, a100Peak)} per GPU; "72% model FLOPs utilization"`, `${FA2}, abstract`],
+      ['FlashAttention-1, A100', ceilingCell(fa1A.attainedFlopsPerS, a100Peak), `up to ${reportedCell(reported.fa1A100, a100Peak)}; "25–40% of the theoretical maximum"`, `${FA2}, abstract (25–40%) and the FlashAttention-2 blog post (124 TFLOP/s)`],
+      ['FlashAttention-2, A100', ceilingCell(fa2CeilingA100, a100Peak), `up to ${reportedCell(reported.fa2A100, a100Peak)}; "50–73% of the theoretical maximum"`, `${FA2}, abstract (50–73%) and blog post (230 TFLOP/s)`],
+      ['FlashAttention-2, GPT-style training end to end, A100', 'not modelled (whole model)', `${reportedCell(reported.fa2EndToEndA100, a100Peak)} per GPU; "72% model FLOPs utilization"`, `${FA2}, abstract`],
       ['Standard attention, H100 SXM5', ceilingCell(stdH.attainedFlopsPerS, h100Peak), 'not reported as a single figure', '—'],
-      ['FlashAttention-2, H100 SXM5', ceilingCell(fa2Ceiling('h100-sxm', 'fp16'), h100Peak), `up to ${reportedCell(335e12, h100Peak)}; "only 35% utilization"`, `${FA2}, §4.1 (335 TFLOP/s); ${FA3}, abstract (35%)`],
-      ['FlashAttention-3, H100 SXM5', ceilingCell(fa2Ceiling('h100-sxm', 'fp16'), h100Peak), `up to ${reportedCell(740e12, h100Peak)}`, `${FA3}, abstract`],
-      ['FlashAttention-3 FP8, H100 SXM5', ceilingCell(fa2Ceiling('h100-sxm', 'fp8'), h100Fp8), `close to ${tflops(1.2e15)} (${perCent(1.2e15 / h100Fp8)} of the dense FP8 peak)`, `${FA3}, abstract`],
+      ['FlashAttention-2, H100 SXM5', ceilingCell(fa2CeilingH100, h100Peak), `up to ${reportedCell(reported.fa2H100, h100Peak)}; "only 35% utilization"`, `${FA2}, §4.1 (335 TFLOP/s); ${FA3}, abstract (35%)`],
+      ['FlashAttention-3, H100 SXM5', ceilingCell(fa2CeilingH100, h100Peak), `up to ${reportedCell(reported.fa3H100, h100Peak)}`, `${FA3}, abstract`],
+      ['FlashAttention-3 FP8, H100 SXM5', ceilingCell(fa2CeilingH100Fp8, h100Fp8), `close to ${tflops(reported.fa3Fp8H100)} (${perCent(reported.fa3Fp8H100 / h100Fp8)} of the dense FP8 peak)`, `${FA3}, abstract`],
     ],
     notes: [
       `Model column: the core's roofline at N = 8,192, head dimension 128, batch 2 × 16 heads (the shape of FA2's benchmarks at 8k: hidden size 2048, batch × N = 16k). Standard and FlashAttention-1 use \`predictAttention\` (FA1 paper, Algorithms 0 and 1). FlashAttention-2 and -3 share FA2's loop order, whose traffic comes from the core's traced FA2 forward pass with 128 × 128 tiles: ${fixed(fa2Intensity, 1)} FLOP/byte with 2-byte FP16 operands, ${fixed(fa2IntensityFp8, 1)} with 1-byte FP8 ones. A ceiling is an upper bound that counts every tile load as HBM traffic.`,
