@@ -75,9 +75,7 @@ class Heat extends Component<HeatProps> {
     }
     return (
       <g>
-        {paths.map((d, i) => d && (
-          <path key={i} d={d} fill={i <= OPACITY_LEVELS ? color : NEGATIVE} fill-opacity={levelOpacity(i % (OPACITY_LEVELS + 1))} />
-        ))}
+        {paths.map((d, i) => (d ? <path key={i} d={d} fill={i <= OPACITY_LEVELS ? color : NEGATIVE} fill-opacity={levelOpacity(i % (OPACITY_LEVELS + 1))} /> : null))}
       </g>
     );
   }
