@@ -7,7 +7,7 @@ SHELL := /bin/bash
 NPM_BIN := node_modules/.bin
 export NODE_PATH := /usr/share/nodejs
 
-.PHONY: setup native asan wasm viz math data vendor site serve preview posters bench cuda \
+.PHONY: setup native asan wasm viz math data vendor site serve preview posters frame-heights bench cuda \
         test test-native test-asan test-wasm test-site test-e2e check-fresh clean
 
 setup:
@@ -55,6 +55,11 @@ preview: site
 # Poster stills of the visualizations (static/posters/), shown when scripts are off.
 posters: wasm viz vendor
 	node scripts/capture-posters.mjs
+
+# Each embedded visualization's height by frame width (site/data/frame_heights.json), which the viz
+# shortcode gives its frame so that the post does not move when the figure loads.
+frame-heights: wasm viz vendor
+	node scripts/measure-frame-heights.mjs
 
 # Benchmarks of this machine -> site/data/bench/<machine>.json (README "Benchmarks"): the cuda
 # preset when nvcc and a GPU are present, native otherwise.

@@ -2,9 +2,10 @@
 // Captures a poster image of every visualization (static/posters/<name>.png): the still that the
 // `viz` shortcode shows when scripts are off. Pixels vary with fonts and Chromium versions, so
 // posters are refreshed by hand (`make posters`), not checked for freshness.
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { launchChromium } from './chromium.mjs';
+import { builtVisualizations } from './built-visualizations.mjs';
 import { serveStatic } from './serve-static.mjs';
 
 const STATIC = new URL('../static/', import.meta.url).pathname;
@@ -17,9 +18,7 @@ const POSTER_HASH = {
   'fa3-warp-specialization': '',                        // FA3's schedule, run to its end, with the speed-up
 };
 
-const names = readdirSync(join(STATIC, 'visualizations'), { withFileTypes: true })
-  .filter((d) => d.isDirectory() && existsSync(join(STATIC, 'visualizations', d.name, 'index.html')))
-  .map((d) => d.name);
+const names = builtVisualizations();
 mkdirSync(join(STATIC, 'posters'), { recursive: true });
 
 const server = await serveStatic(STATIC, 0);

@@ -41,14 +41,37 @@ if (supported) document.querySelectorAll('[data-viz-fullscreen]').forEach(setUp)
 
 // Each figure reports its height from inside its frame (site/viz/shared/mount.tsx). The frame takes
 // that height, up to the window's (viz.css): a figure taller than the window scrolls inside its
-// frame, its player controls pinned at the bottom. Until a figure reports, the frame keeps its
-// aspect ratio. Only this site's figures are listened to.
+// frame, its player controls pinned at the bottom. Until a figure reports (frames load lazily), its
+// frame takes the height the figure was measured to have at the frame's width (the viz shortcode's
+// data-viz-heights: [width, height] points, interpolated), so the page does not move when it loads.
+const sizeFrame = (frame, height) => {
+  frame.style.setProperty('--viz-content-height', `${Math.round(height)}px`);
+  frame.classList.add('viz__frame--sized');
+};
+
+function measuredHeight(points, width) {
+  const i = points.findIndex(([w]) => w >= width);
+  if (i <= 0) return points[i === 0 ? 0 : points.length - 1][1];
+  const [[w0, h0], [w1, h1]] = [points[i - 1], points[i]];
+  return h0 + ((h1 - h0) * (width - w0)) / (w1 - w0);
+}
+
+const reported = new WeakSet();
+const estimator = new ResizeObserver((entries) => {
+  for (const { target } of entries) {
+    if (!reported.has(target)) sizeFrame(target, measuredHeight(JSON.parse(target.dataset.vizHeights), target.clientWidth));
+  }
+});
+document.querySelectorAll('.viz__frame[data-viz-heights]').forEach((frame) => estimator.observe(frame));
+
+// Only this site's figures are listened to.
 window.addEventListener('message', (event) => {
   if (event.origin !== location.origin || event.data?.type !== 'viz:height') return;
   const height = Number(event.data.height);
   if (!(height > 0 && height < 20000)) return;
   const iframe = [...document.querySelectorAll('.viz__frame iframe')].find((f) => f.contentWindow === event.source);
   if (!iframe) return;
-  iframe.parentElement.style.setProperty('--viz-content-height', `${height}px`);
-  iframe.parentElement.classList.add('viz__frame--sized');
+  reported.add(iframe.parentElement);
+  estimator.unobserve(iframe.parentElement);
+  sizeFrame(iframe.parentElement, height);
 });
