@@ -7,10 +7,10 @@
 //
 // Each figure is loaded the way a post embeds it, in an iframe (so it hides its own title), and
 // measured at every width from MIN_WIDTH to MAX_WIDTH in STEP px, and at every pixel around a jump
-// in height. The table keeps only the widths
-// needed to reproduce every measurement within TOLERANCE px by linear interpolation. Heights
-// depend on the fonts, so, like the posters, the table is refreshed by hand (`make frame-heights`)
-// and a browser test fails when it no longer matches the figures.
+// in height. The table keeps only the widths needed to reproduce every measurement within
+// TOLERANCE px by linear interpolation. Heights depend on the fonts, so, like the posters, the
+// table is refreshed by hand (`make frame-heights`), and a browser test fails when it no longer
+// matches the figures.
 import { writeFileSync } from 'node:fs';
 import { launchChromium } from './chromium.mjs';
 import { builtVisualizations } from './built-visualizations.mjs';

@@ -1,8 +1,8 @@
 // Browser tests of Part 3, the FlashAttention post: it loads under the production
 // Content-Security-Policy with no console error or failed request, each of its five figures starts
 // from the core inside its iframe, each frame takes its figure's height up to the window's (and has
-// it before the figure loads), nothing overflows at 375 px, and reduced motion still works. Screenshots at 1280 and 375 px go to
-// test-artifacts/.
+// it before the figure loads), nothing overflows at 375 px, and reduced motion still works.
+// Screenshots at 1280 and 375 px go to test-artifacts/.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { horizontalOverflow, screenshot, startSite } from './browser.mjs';
