@@ -39,25 +39,28 @@ function simplify(points) {
   return kept;
 }
 
+// The height is the one the figure itself reports to the page that embeds it (mountFigure's
+// 'viz:height' message, which viz-frame.js listens to), so the table holds what the post receives.
 async function measure(page, base, name) {
   await page.evaluate((src) => new Promise((loaded) => {
     document.body.replaceChildren();
     document.body.style.margin = '0';
+    window.onmessage = (event) => { if (event.data?.type === 'viz:height') window.reportedHeight = event.data.height; };
     const frame = document.createElement('iframe');
     frame.style.cssText = 'border:0;display:block;height:3000px';
     frame.onload = loaded;
     frame.src = src;
     document.body.append(frame);
   }), `${base}/visualizations/${name}/`);
-  const frame = page.frameLocator('iframe');
-  await frame.locator('.viz').waitFor();
-  // The figure re-renders for its new width after a ResizeObserver callback: wait a few frames.
+  await page.frameLocator('iframe').locator('.viz').waitFor();
+  // The figure re-renders for its new width after a ResizeObserver callback and reports its height
+  // only when that changed: wait a few of its frames, then for the message to arrive.
   const heightAt = (width) => page.evaluate(async (w) => {
-    const frameEl = document.querySelector('iframe');
-    frameEl.style.width = `${w}px`;
-    const win = frameEl.contentWindow;
-    for (let i = 0; i < 3; i++) await new Promise((r) => win.requestAnimationFrame(r));
-    return Math.ceil(win.document.getElementById('app').getBoundingClientRect().bottom + win.scrollY);
+    const frame = document.querySelector('iframe');
+    frame.style.width = `${w}px`;
+    for (let i = 0; i < 3; i++) await new Promise((r) => frame.contentWindow.requestAnimationFrame(r));
+    await new Promise((r) => setTimeout(r, 0));
+    return window.reportedHeight;
   }, width);
   const heights = new Map();
   for (let width = MIN_WIDTH; width <= MAX_WIDTH; width += STEP) heights.set(width, await heightAt(width));
@@ -77,7 +80,7 @@ const browser = await launchChromium();
 const table = {};
 try {
   const page = await browser.newPage({ viewport: { width: MAX_WIDTH + 40, height: 900 }, reducedMotion: 'reduce' });
-  // The host page must be same-origin with the figures, so that the script can read the frame.
+  // The host page is same-origin with the figures, so that the script can wait on a figure's frames.
   const base = `http://127.0.0.1:${server.address().port}`;
   await page.goto(`${base}/`);
   for (const name of names) {

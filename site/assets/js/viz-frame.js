@@ -56,13 +56,17 @@ function measuredHeight(points, width) {
   return h0 + ((h1 - h0) * (width - w0)) / (w1 - w0);
 }
 
-const reported = new WeakSet();
+// Each waiting frame's measured [width, height] points, parsed once; a frame leaves when its figure reports.
+const measured = new Map();
 const estimator = new ResizeObserver((entries) => {
   for (const { target } of entries) {
-    if (!reported.has(target)) sizeFrame(target, measuredHeight(JSON.parse(target.dataset.vizHeights), target.clientWidth));
+    if (measured.has(target)) sizeFrame(target, measuredHeight(measured.get(target), target.clientWidth));
   }
 });
-document.querySelectorAll('.viz__frame[data-viz-heights]').forEach((frame) => estimator.observe(frame));
+document.querySelectorAll('.viz__frame[data-viz-heights]').forEach((frame) => {
+  measured.set(frame, JSON.parse(frame.dataset.vizHeights));
+  estimator.observe(frame);
+});
 
 // Only this site's figures are listened to.
 window.addEventListener('message', (event) => {
@@ -71,7 +75,7 @@ window.addEventListener('message', (event) => {
   if (!(height > 0 && height < 20000)) return;
   const iframe = [...document.querySelectorAll('.viz__frame iframe')].find((f) => f.contentWindow === event.source);
   if (!iframe) return;
-  reported.add(iframe.parentElement);
+  measured.delete(iframe.parentElement);
   estimator.unobserve(iframe.parentElement);
   sizeFrame(iframe.parentElement, height);
 });
