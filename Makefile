@@ -7,7 +7,7 @@ SHELL := /bin/bash
 NPM_BIN := node_modules/.bin
 export NODE_PATH := /usr/share/nodejs
 
-.PHONY: setup native asan wasm viz math data vendor site serve preview posters frame-heights bench cuda \
+.PHONY: setup native asan wasm viz math data vendor site serve preview posters frame-heights interaction-times bench cuda \
         test test-native test-asan test-wasm test-site test-e2e check-fresh clean
 
 setup:
@@ -60,6 +60,11 @@ posters: wasm viz vendor
 # shortcode gives its frame so that the post does not move when the figure loads.
 frame-heights: wasm viz vendor
 	node scripts/measure-frame-heights.mjs
+
+# Each visualization's interaction time (median and p95 over its scripted sweep) on this machine,
+# printed as a table; WARM_PASSES=n for more passes. Not part of `make test`: a number, not a check.
+interaction-times: wasm viz vendor
+	node scripts/measure-interactions.mjs $(ARGS)
 
 # Benchmarks of this machine -> site/data/bench/<machine>.json (README "Benchmarks"): the cuda
 # preset when nvcc and a GPU are present, native otherwise.

@@ -6,9 +6,12 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadModule } from '../wasm/load.mjs';
-import { horizontalOverflow, percentile, playingFrameIntervals, screenshot, settledHash, startSite, sweepTimes, timingSummary } from './browser.mjs';
+import { horizontalOverflow, playingFrameIntervals, screenshot, settledHash, startSite } from './browser.mjs';
+import { sweepFor } from '../../scripts/interaction-sweeps.mjs';
+import { percentile, sweepTimes, timingSummary } from '../../scripts/interaction-timing.mjs';
 
 const VIZ = '/visualizations/fa1-vs-fa2-parallelism/';
+const SWEEP = sweepFor('fa1-vs-fa2-parallelism');
 let site;
 let core;
 before(async () => { site = await startSite(); core = await loadModule('flash'); });
@@ -127,21 +130,11 @@ test('at 375 px nothing overflows and secondary controls fold', async () => {
 });
 
 test('interaction timing: p95 of a scripted sweep of the controls (printed, not asserted)', async () => {
-  const { page, problems, close } = await site.open(VIZ);
-  const times = await sweepTimes(page, async (time) => {
-    const batch = document.querySelector('input[aria-label="Batch size"]');
-    const heads = document.querySelector('select[aria-label="Heads"]');
-    for (let round = 0; round < 2; round++) {
-      for (const b of [1, 2, 3, 4, 6, 8, 2, 1]) await time(() => { batch.value = String(b); batch.dispatchEvent(new Event('input', { bubbles: true })); }, 'setting');
-      for (const h of ['8', '12', '16']) await time(() => { heads.value = h; heads.dispatchEvent(new Event('change', { bubbles: true })); }, 'setting');
-      for (const r of document.querySelectorAll('[role="radio"]')) await time(() => r.click(), 'setting');
-      for (let i = 0; i < 5; i++) await time(() => document.querySelector('button[aria-label^="Step forward"]').click(), 'step');
-      for (let i = 0; i < 5; i++) await time(() => document.querySelector('button[aria-label^="Step back"]').click(), 'step');
-    }
-  });
+  const { page, problems, close } = await site.open(SWEEP.path);
+  const times = await sweepTimes(page, SWEEP.sweep);
   await page.keyboard.press('Home');
   const frames = await playingFrameIntervals(page);
-  console.log(`${timingSummary('fa1-vs-fa2-parallelism (batch <= 8)', times)}; playing: p95 frame interval ${percentile(frames, 0.95).toFixed(1)} ms`);
+  console.log(`${timingSummary(SWEEP.label, times)}; playing: p95 frame interval ${percentile(frames, 0.95).toFixed(1)} ms`);
   assert.deepEqual(problems, []);
   await close();
 });

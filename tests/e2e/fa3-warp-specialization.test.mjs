@@ -4,9 +4,12 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadModule } from '../wasm/load.mjs';
-import { horizontalOverflow, screenshot, settledHash, startSite, sweepTimes, timingSummary } from './browser.mjs';
+import { horizontalOverflow, screenshot, settledHash, startSite } from './browser.mjs';
+import { sweepFor } from '../../scripts/interaction-sweeps.mjs';
+import { sweepTimes, timingSummary } from '../../scripts/interaction-timing.mjs';
 
 const VIZ = '/visualizations/fa3-warp-specialization/';
+const SWEEP = sweepFor('fa3-warp-specialization');
 let site;
 let core;
 before(async () => { site = await startSite(); core = await loadModule('flash'); });
@@ -127,21 +130,9 @@ test('reduced motion and 375 px: no animation, no horizontal overflow, secondary
 });
 
 test('interaction latency: switching schedules recomputes and lays out quickly', async () => {
-  const { page, problems, close } = await site.open(VIZ);
-  const times = await sweepTimes(page, async (time) => {
-    const select = (label, value) => {
-      const el = [...document.querySelectorAll('label')].find((l) => l.textContent.startsWith(label)).querySelector('select');
-      el.value = value;
-      el.dispatchEvent(new Event('change', { bubbles: true }));
-    };
-    for (let round = 0; round < 3; round++) {
-      for (const b of document.querySelectorAll('.schedules button')) await time(() => b.click(), 'setting');
-      for (const d of ['64', '256', '128']) await time(() => select('Head dim', d), 'setting');
-      for (const g of ['h100-pcie', 'h100-sxm']) await time(() => select('GPU', g), 'setting');
-      for (let i = 0; i < 5; i++) await time(() => document.querySelector('button[aria-label^="Step back"]').click(), 'step');
-    }
-  });
-  console.log(timingSummary('fa3-warp-specialization', times));
+  const { page, problems, close } = await site.open(SWEEP.path);
+  const times = await sweepTimes(page, SWEEP.sweep);
+  console.log(timingSummary(SWEEP.label, times));
   assert.deepEqual(problems, []);
   await close();
 });

@@ -5,9 +5,12 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadModule } from '../wasm/load.mjs';
-import { horizontalOverflow, screenshot, settledHash, startSite, sweepTimes, timingSummary } from './browser.mjs';
+import { horizontalOverflow, screenshot, settledHash, startSite } from './browser.mjs';
+import { sweepFor } from '../../scripts/interaction-sweeps.mjs';
+import { sweepTimes, timingSummary } from '../../scripts/interaction-timing.mjs';
 
 const VIZ = '/visualizations/flash-attention-tiling/';
+const SWEEP = sweepFor('flash-attention-tiling');
 let site;
 let core;
 before(async () => { site = await startSite(); core = await loadModule('flash'); });
@@ -233,29 +236,9 @@ test('at 375 px nothing overflows, panels stack and secondary controls fold behi
 });
 
 test('interaction time over a scripted sweep of the controls (p95 printed)', async () => {
-  const { page, problems, close } = await site.open(`${VIZ}#step=0`);
-  const times = await sweepTimes(page, async (time) => {
-    const q = (sel) => document.querySelector(sel);
-    const byText = (text) => [...document.querySelectorAll('button')].find((b) => b.textContent.trim() === text);
-    const select = (name, value) => { const s = q(`select[name="${name}"]`); s.value = value; s.dispatchEvent(new Event('change', { bubbles: true })); };
-    const scrub = (v) => { const r = q('.scrubber input'); r.value = String(v); r.dispatchEvent(new Event('input', { bubbles: true })); };
-    const next = () => q('button[aria-label^="Step forward"]').click();
-    const prev = () => q('button[aria-label^="Step back"]').click();
-    for (let i = 0; i < 12; i++) await time(next, 'step');
-    await time(() => byText('Standard attention').click(), 'setting');
-    for (const act of [next, next, prev]) await time(act, 'step');
-    await time(() => byText('FlashAttention').click(), 'setting');
-    await time(() => q('.check input').click(), 'setting');
-    await time(next, 'step');
-    await time(() => q('.check input').click(), 'setting');
-    await time(() => byText('FA1: K/V blocks outer').click(), 'setting');
-    await time(next, 'step');
-    await time(() => byText('FA2: Q blocks outer').click(), 'setting');
-    for (const [name, value] of [['br', '8'], ['br', '4'], ['bc', '2'], ['bc', '4'], ['d', '8'], ['d', '4'], ['n', '32'], ['n', '16']]) await time(() => select(name, value), 'setting');
-    for (const v of [18, 5]) await time(() => scrub(v), 'step');
-    for (let i = 0; i < 8; i++) await time(prev, 'step');
-  });
-  console.log(timingSummary('flash-attention-tiling (default size)', times));
+  const { page, problems, close } = await site.open(SWEEP.path);
+  const times = await sweepTimes(page, SWEEP.sweep);
+  console.log(timingSummary(SWEEP.label, times));
   assert.deepEqual(problems, []);
   await close();
 });

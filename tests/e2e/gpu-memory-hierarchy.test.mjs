@@ -5,9 +5,12 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadModule } from '../wasm/load.mjs';
-import { horizontalOverflow, percentile, playingFrameIntervals, screenshot, settledHash, startSite, sweepTimes, timingSummary } from './browser.mjs';
+import { horizontalOverflow, playingFrameIntervals, screenshot, settledHash, startSite } from './browser.mjs';
+import { sweepFor } from '../../scripts/interaction-sweeps.mjs';
+import { percentile, sweepTimes, timingSummary } from '../../scripts/interaction-timing.mjs';
 
 const VIZ = '/visualizations/gpu-memory-hierarchy/';
+const SWEEP = sweepFor('gpu-memory-hierarchy');
 let site;
 let core;
 before(async () => { site = await startSite(); core = await loadModule('flash'); });
@@ -146,21 +149,11 @@ test('at 375 px nothing overflows and secondary controls fold', async () => {
 });
 
 test('interaction timing: p95 of a scripted sweep of the controls (printed, not asserted)', async () => {
-  const { page, problems, close } = await site.open(VIZ);
-  const times = await sweepTimes(page, async (time) => {
-    const slider = document.querySelector('input[type="range"][aria-label="Sequence length N"]');
-    const d = document.querySelector('select[aria-label="Head dimension d"]');
-    const radios = [...document.querySelectorAll('[role="radio"]')];
-    for (let round = 0; round < 3; round++) {
-      for (let i = 0; i < 8; i++) await time(() => { slider.value = String(i); slider.dispatchEvent(new Event('input', { bubbles: true })); }, 'setting');
-      for (const v of ['128', '256', '64']) await time(() => { d.value = v; d.dispatchEvent(new Event('change', { bubbles: true })); }, 'setting');
-      for (const r of radios) await time(() => r.click(), 'setting');
-      for (let i = 0; i < 5; i++) await time(() => document.querySelector('button[aria-label^="Step back"]').click(), 'step');
-    }
-  });
+  const { page, problems, close } = await site.open(SWEEP.path);
+  const times = await sweepTimes(page, SWEEP.sweep);
   await page.keyboard.press('Home');
   const frames = await playingFrameIntervals(page);
-  console.log(`${timingSummary('gpu-memory-hierarchy', times)}; playing: p95 frame interval ${percentile(frames, 0.95).toFixed(1)} ms`);
+  console.log(`${timingSummary(SWEEP.label, times)}; playing: p95 frame interval ${percentile(frames, 0.95).toFixed(1)} ms`);
   assert.deepEqual(problems, []);
   await close();
 });

@@ -1,0 +1,61 @@
+#!/usr/bin/env node
+// Each visualization's interaction time on this machine: the browser tests' scripted sweep of its
+// controls (interaction-sweeps.mjs), timed as they time it (interaction-timing.mjs), in headless
+// Chromium at 1280 x 800, printed as one table with the machine it ran on. The figures are meant
+// to recompute and repaint within one 60 Hz frame (16 ms) at the 95th percentile; this is how the
+// author checks that on a reader-class machine, since the browser tests only print the numbers.
+//
+// Usage: node scripts/measure-interactions.mjs [name ...]   (all swept figures when none is named)
+// WARM_PASSES=n times n warm passes instead of 3; the p95 of each pass shows whether the tail
+// shrinks as the browser's JavaScript compilers catch up.
+import { cpus } from 'node:os';
+import { launchChromium } from './chromium.mjs';
+import { SWEEPS } from './interaction-sweeps.mjs';
+import { percentile, sweepTimes } from './interaction-timing.mjs';
+import { serveStatic } from './serve-static.mjs';
+
+const STATIC = new URL('../static/', import.meta.url).pathname;
+const FRAME_MS = 16;
+
+const wanted = process.argv.slice(2);
+const unknown = wanted.filter((n) => !SWEEPS.some((s) => s.name === n));
+if (unknown.length) {
+  console.error(`No sweep for ${unknown.join(', ')}; the swept figures are ${SWEEPS.map((s) => s.name).join(', ')}.`);
+  process.exit(2);
+}
+const warmPasses = Number(process.env.WARM_PASSES ?? 3);
+if (!Number.isInteger(warmPasses) || warmPasses < 3) {
+  console.error(`WARM_PASSES must be an integer of at least 3 (got ${process.env.WARM_PASSES}).`);
+  process.exit(2);
+}
+
+const ms = (x) => x.toFixed(1);
+const p95 = (xs) => percentile(xs, 0.95);
+const server = await serveStatic(STATIC, 0);
+const base = `http://127.0.0.1:${server.address().port}`;
+const browser = await launchChromium();
+const rows = [];
+try {
+  for (const { name, path, sweep } of SWEEPS.filter((s) => !wanted.length || wanted.includes(s.name))) {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(base + path, { waitUntil: 'networkidle' });
+    const { cold, warm, warmKinds, warmPass } = await sweepTimes(page, sweep, warmPasses);
+    await context.close();
+    if (errors.length) throw new Error(`${name}: ${errors.join('; ')}`);
+    const kinds = [...new Set(warmKinds)].map((k) => `${k} ${ms(p95(warm.filter((_, i) => warmKinds[i] === k)))}`);
+    const passes = [...new Set(warmPass)].map((p) => ms(p95(warm.filter((_, i) => warmPass[i] === p))));
+    rows.push([name, String(warm.length), ms(percentile(warm, 0.5)), ms(p95(warm)), kinds.join(', '), passes.join(', '), ms(p95(cold)),
+      p95(warm) <= FRAME_MS ? 'yes' : 'no']);
+  }
+  const head = ['figure', 'warm interactions', 'median ms', 'p95 ms', 'p95 by kind', 'p95 by warm pass', 'first pass p95', `p95 <= ${FRAME_MS} ms`];
+  console.log(`| ${head.join(' | ')} |\n|${head.map(() => ' --- |').join('')}`);
+  for (const r of rows) console.log(`| ${r.join(' | ')} |`);
+  console.log(`\nMeasured ${new Date().toISOString()} on ${cpus().length} x ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ` +
+    `Chromium ${browser.version()} (headless, software raster), ${warmPasses} warm passes after one cold pass.`);
+} finally {
+  await browser.close();
+  server.close();
+}
