@@ -13,7 +13,7 @@ export function Comparison({ ex }: { ex: Example }) {
   return (
     <table class="comparison" data-testid="comparison">
       <caption>Tiled (two passes over 4 keys) vs dense softmax over all 8 keys</caption>
-      <thead><tr><th scope="col"></th><th scope="col">online, tiled</th><th scope="col">dense</th><th scope="col">|difference|</th></tr></thead>
+      <thead><tr><td></td><th scope="col">online, tiled</th><th scope="col">dense</th><th scope="col">|difference|</th></tr></thead>
       <tbody>
         {rows.map(([name, a, b]) => (
           <tr key={name}><th scope="row">{name}</th><td>{fmt(a, 5)}</td><td>{fmt(b, 5)}</td><td>{sci(Math.abs(a - b))}</td></tr>

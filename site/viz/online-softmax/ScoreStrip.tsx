@@ -5,18 +5,25 @@ import { AnimatedNumber } from '../shared/AnimatedNumber';
 import { fmt } from '../shared/format';
 import { KEYS, seenScore, TILE, VALUE_DIM, type Example } from './model';
 
+// The bar is a picture of the key's weight (or, at the finish, its probability), named by its value;
+// with neither it is empty and hidden from assistive technology.
+function barLabel(weight: number | undefined, p: number | undefined) {
+  const label = weight !== undefined ? `weight ${fmt(weight)}` : p !== undefined ? `probability ${fmt(p)}` : null;
+  return label ? { role: 'img' as const, 'aria-label': label } : { 'aria-hidden': true };
+}
+
 export function ScoreStrip({ ex, step }: { ex: Example; step: number }) {
   const cur = ex.steps[step];
   const finished = cur.kind === 'write_o';
   const tiles = Array.from({ length: KEYS / TILE }, (_, t) => t);
   return (
-    <div class="score-strip" role="table" aria-label="Scores, weights and values of the 8 keys">
+    <div class="score-strip" role="group" aria-label="Scores, weights and values of the 8 keys">
       {tiles.map((t) => {
         const active = cur.kind === 'tile' && cur.colBegin === t * TILE;
         return (
           <section key={t} class={active ? 'tile active' : 'tile'} aria-label={`Tile ${t + 1}`}>
             <h2>Tile {t + 1} <span>keys {t * TILE + 1}–{(t + 1) * TILE}</span></h2>
-            <div class="cells">
+            <div class="cells" role="list">
               {Array.from({ length: TILE }, (_, i) => {
                 const j = t * TILE + i;
                 const score = seenScore(ex, step, j);
@@ -24,15 +31,15 @@ export function ScoreStrip({ ex, step }: { ex: Example; step: number }) {
                 const p = finished ? ex.dense.probs![j] : undefined;
                 const state = score === undefined ? 'unseen' : active ? 'current' : 'folded';
                 return (
-                  <div key={j} class={`cell ${state}`} role="row" data-testid={`key-${j + 1}`}>
-                    <span class="label" role="cell">s<sub>{j + 1}</sub></span>
-                    <span class="score" role="cell" data-testid={`score-${j + 1}`}>{score === undefined ? '?' : fmt(score, 2)}</span>
-                    <span class="bar" role="cell" aria-label={weight !== undefined ? `weight ${fmt(weight)}` : p !== undefined ? `probability ${fmt(p)}` : ''}>
+                  <div key={j} class={`cell ${state}`} role="listitem" data-testid={`key-${j + 1}`}>
+                    <span class="label">s<sub>{j + 1}</sub></span>
+                    <span class="score" data-testid={`score-${j + 1}`}>{score === undefined ? '?' : fmt(score, 2)}</span>
+                    <span class="bar" {...barLabel(weight, p)}>
                       {weight !== undefined && <span class="fill weight" style={{ height: `${weight * 100}%` }} />}
                       {p !== undefined && <span class="fill prob" style={{ height: `${p * 100}%` }} />}
                       {(weight ?? p) !== undefined && <AnimatedNumber class="bar-value" value={(weight ?? p)!} digits={2} />}
                     </span>
-                    <span class="value" role="cell" title={`value vector v${j + 1}`}>
+                    <span class="value" title={`value vector v${j + 1}`}>
                       <span>v<sub>{j + 1}</sub></span>
                       <span class="nums">{Array.from(ex.values.subarray(j * VALUE_DIM, (j + 1) * VALUE_DIM), (x) => fmt(x, 2)).join(' ')}</span>
                     </span>

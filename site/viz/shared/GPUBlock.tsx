@@ -173,17 +173,22 @@ export function GPUBlock(props: GPUBlockProps) {
         {pools.map((pool, i) => {
           const r = layout.pools[i];
           const focus = onPoolFocus ? () => onPoolFocus(pool.id) : undefined;
+          // The sources (pool.title) are the tooltip of a group around the button, not inside it:
+          // the button's name is what the pool shows, and a tooltip is no part of that.
           return (
-            <g key={pool.id} class={`gpu-pool${activePool === pool.id ? ' active' : ''}`} data-pool={pool.id}
-              tabIndex={onPoolFocus ? 0 : undefined} onFocus={focus} onMouseEnter={focus}
-              role={onPoolFocus ? 'button' : undefined} aria-label={[pool.label, ...(pool.detail ?? [])].join(', ')}>
+            <g key={pool.id}>
               {pool.title && <title>{pool.title}</title>}
-              <rect x={r.x + 0.5} y={r.y + 0.5} width={r.w - 1} height={r.h - 1} rx={8} style={{ stroke: pool.color }} />
-              <rect class="gpu-pool-band" x={r.x + 1} y={r.y + 1} width={4} height={r.h - 2} style={{ fill: pool.color }} />
-              <text class="gpu-pool-label" x={r.x + 12} y={r.y + 18}>{pool.label}</text>
-              {(pool.detail ?? []).map((line, j) => (
-                <text key={j} class="gpu-pool-detail" x={r.x + 12} y={r.y + 35 + j * 15}>{line}</text>
-              ))}
+              <g class={`gpu-pool${activePool === pool.id ? ' active' : ''}`} data-pool={pool.id}
+                tabIndex={onPoolFocus ? 0 : undefined} onFocus={focus} onMouseEnter={focus}
+                role={onPoolFocus ? 'button' : undefined} aria-label={[pool.label, ...(pool.detail ?? [])].join(', ')}>
+                <rect x={r.x + 0.5} y={r.y + 0.5} width={r.w - 1} height={r.h - 1} rx={8} style={{ stroke: pool.color }} />
+                <rect class="gpu-pool-band" x={r.x + 1} y={r.y + 1} width={4} height={r.h - 2} style={{ fill: pool.color }} />
+                <text class="gpu-pool-label" x={r.x + 12} y={r.y + 18}>{pool.label}</text>
+                {/* A space between the lines (not drawn), so that the pool's text reads as words, as its name does */}
+                {(pool.detail ?? []).map((line, j) => [' ',
+                  <text key={j} class="gpu-pool-detail" x={r.x + 12} y={r.y + 35 + j * 15}>{line}</text>,
+                ])}
+              </g>
             </g>
           );
         })}

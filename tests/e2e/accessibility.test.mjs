@@ -1,0 +1,61 @@
+// Accessibility audit with axe-core (its WCAG 2 A and AA rules and best practices) of the home
+// page, the posts and every visualization, at desktop and phone widths. Figures are audited as
+// they open and again in a later state (steps taken, other modes), where other text and colours
+// appear. Embedded figures are audited on their own pages, not inside the posts' frames.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { startSite } from './browser.mjs';
+
+const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+const WIDTHS = [1280, 375];
+const PAGES = [
+  '/',
+  '/posts/flash-attention-deep-dive/',
+  '/posts/online-softmax/',
+  '/visualizations/flash-attention-tiling/',
+  '/visualizations/flash-attention-tiling/#mode=standard&causal=1&step=20',
+  '/visualizations/flash-attention-tiling/#n=32&br=8&bc=2&order=fa1&causal=1&step=30',
+  '/visualizations/gpu-memory-hierarchy/',
+  '/visualizations/gpu-memory-hierarchy/#gpu=h100-sxm&mode=standard&step=5',
+  '/visualizations/fa1-vs-fa2-parallelism/',
+  '/visualizations/fa1-vs-fa2-parallelism/#gpu=h100-sxm&batch=4&causal=1&step=2',
+  '/visualizations/fa3-warp-specialization/',
+  '/visualizations/fa3-warp-specialization/#prec=fp8&schedule=pingpong&step=5',
+  '/visualizations/online-softmax/',
+  '/visualizations/online-softmax/#step=3',
+  '/visualizations/online-softmax/#step=99',
+];
+
+let site;
+before(async () => { site = await startSite(); });
+after(() => site.close());
+
+// The page's violations, one line each: rule, impact, what to do, and up to three offending elements.
+async function violations(page) {
+  // axe is injected as an inline script, which the site's Content-Security-Policy forbids: the
+  // context bypasses the policy (the other browser tests run under it).
+  await page.addScriptTag({ path: AXE });
+  // Entry animations and the figure's own transitions settle first, so colours are measured as shown.
+  await page.evaluate(() => Promise.all(document.getAnimations()
+    .filter((a) => a.effect?.getTiming().iterations !== Infinity).map((a) => a.finished)));
+  return page.evaluate(async () => {
+    const result = await window.axe.run(document, { iframes: false, resultTypes: ['violations'] });
+    return result.violations.map((v) => `${v.id} (${v.impact}): ${v.help}; ${v.nodes.length} element(s): ` +
+      v.nodes.slice(0, 3).map((n) => `${n.target.join(' ')} [${n.failureSummary.replace(/\s+/g, ' ')}]`).join('; '));
+  });
+}
+
+for (const width of WIDTHS) {
+  test(`no axe-core violations at ${width} px`, async () => {
+    const found = [];
+    for (const path of PAGES) {
+      const { page, problems, close } = await site.open(path, { viewport: { width, height: 800 }, bypassCSP: true });
+      await page.locator(path.startsWith('/visualizations/') ? '.viz' : 'main').first().waitFor();
+      for (const v of await violations(page)) found.push(`${path}: ${v}`);
+      assert.deepEqual(problems, [], path);
+      await close();
+    }
+    assert.deepEqual(found, []);
+  });
+}
