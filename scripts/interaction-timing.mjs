@@ -46,12 +46,15 @@ export async function sweepTimes(page, sweep, warmPasses = 3) {
 
 export const percentile = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(p * xs.length) - 1)];
 
+/** The 95th percentile of `xs` per group, `groups[i]` naming the group of `xs[i]`: [group, p95] in first-seen order. */
+export const p95By = (xs, groups) => [...new Set(groups)].map((g) => [g, percentile(xs.filter((_, i) => groups[i] === g), 0.95)]);
+
 // One line for the log: how many interactions, median and p95 of the warm passes, and the cold
 // pass's; the p95 of each warm pass on its own; then, when the sweep timed more than one kind of
 // interaction, the warm figures per kind.
 export function timingSummary(name, { cold, warm, warmKinds, warmPass }) {
   const stats = (xs) => `median ${percentile(xs, 0.5).toFixed(1)} ms, p95 ${percentile(xs, 0.95).toFixed(1)} ms`;
-  const passes = [...new Set(warmPass)].map((p) => percentile(warm.filter((_, i) => warmPass[i] === p), 0.95).toFixed(1));
+  const passes = p95By(warm, warmPass).map(([, ms]) => ms.toFixed(1));
   const kinds = [...new Set(warmKinds)];
   const byKind = kinds.length < 2 ? '' : '; warm, by kind: ' + kinds.map((k) => {
     const xs = warm.filter((_, i) => warmKinds[i] === k);

@@ -11,7 +11,7 @@
 import { cpus } from 'node:os';
 import { launchChromium } from './chromium.mjs';
 import { SWEEPS } from './interaction-sweeps.mjs';
-import { percentile, sweepTimes } from './interaction-timing.mjs';
+import { p95By, percentile, sweepTimes } from './interaction-timing.mjs';
 import { serveStatic } from './serve-static.mjs';
 
 const STATIC = new URL('../static/', import.meta.url).pathname;
@@ -45,8 +45,8 @@ try {
     const { cold, warm, warmKinds, warmPass } = await sweepTimes(page, sweep, warmPasses);
     await context.close();
     if (errors.length) throw new Error(`${name}: ${errors.join('; ')}`);
-    const kinds = [...new Set(warmKinds)].map((k) => `${k} ${ms(p95(warm.filter((_, i) => warmKinds[i] === k)))}`);
-    const passes = [...new Set(warmPass)].map((p) => ms(p95(warm.filter((_, i) => warmPass[i] === p))));
+    const kinds = p95By(warm, warmKinds).map(([kind, x]) => `${kind} ${ms(x)}`);
+    const passes = p95By(warm, warmPass).map(([, x]) => ms(x));
     rows.push([name, String(warm.length), ms(percentile(warm, 0.5)), ms(p95(warm)), kinds.join(', '), passes.join(', '), ms(p95(cold)),
       p95(warm) <= FRAME_MS ? 'yes' : 'no']);
   }
