@@ -159,6 +159,27 @@ test('fa1BlockSizes and attentionHbmTraffic', () => {
   assert.equal(causal.tilesComputed, 10);
   assert.equal(causal.tilesSkipped, 6);
 
+  // FlashAttention-2's loop order: the analytic count equals the bytes the traced forward pass
+  // moves, on an odd causal shape with ragged blocks; FLOPs are the same whole tiles as FA1's.
+  const [L, S, d] = [37, 29, 5];
+  const draw = core.randomNormal([1, 1, 1, L * d + 2 * S * d], 11, 1);
+  const trace = core.flashForwardTrace({
+    q: draw.subarray(0, L * d), qShape: [1, 1, L, d], k: draw.subarray(L * d, (L + S) * d), kShape: [1, 1, S, d],
+    v: draw.subarray((L + S) * d), vShape: [1, 1, S, d], blockQ: 8, blockK: 6, elementBytes: 2, causal: 'bottom_right',
+  });
+  const fa2Shape = { algorithm: 'flash', qLen: L, kvLen: S, headDim: d, blockQ: 8, blockK: 6, elementBytes: 2, causal: 'bottom_right' };
+  const fa2 = core.attentionHbmTraffic({ ...fa2Shape, loopOrder: 'fa2' });
+  assert.equal(fa2.hbmBytesRead, trace.stats.hbmBytesRead);
+  assert.equal(fa2.hbmBytesWritten, trace.stats.hbmBytesWritten);
+  assert.equal(fa2.flops, core.attentionHbmTraffic(fa2Shape).flops);
+  assert.ok(fa2.hbmBytes < core.attentionHbmTraffic(fa2Shape).hbmBytes);  // no round trips of O, l, m
+  assert.equal(core.attentionHbmTraffic({ ...fa2Shape, loopOrder: 'fa1' }).hbmBytes, core.attentionHbmTraffic(fa2Shape).hbmBytes);
+  throwsThenRecovers(() => core.attentionHbmTraffic({ ...fa2Shape, loopOrder: 'fa3' }), /loopOrder: must be 'fa1'/);
+  throwsThenRecovers(() => core.attentionHbmTraffic({ ...fa2Shape, loopOrder: 'fa2', pass: 'backward' }),
+    /loopOrder: 'fa2' is modelled for algorithm 'flash' and pass 'forward' only/);
+  throwsThenRecovers(() => core.attentionHbmTraffic({ ...fa2Shape, algorithm: 'standard', loopOrder: 'fa2' }),
+    /loopOrder: 'fa2' is modelled/);
+
   throwsThenRecovers(() => core.attentionHbmTraffic({ algorithm: 'flash', qLen: 8, headDim: 8, blockK: 4 }),
     /blockQ: missing/);
   throwsThenRecovers(() => core.attentionHbmTraffic({ algorithm: 'fast', qLen: 8, headDim: 8 }), /algorithm: must be/);

@@ -293,13 +293,22 @@ val fa1_block_sizes_js(const val& in) {
     });
 }
 
-// shape + {algorithm, pass, elementBytes, blockQ, blockK}
+// shape + {algorithm, pass, elementBytes, blockQ, blockK, loopOrder}
 val attention_hbm_traffic_js(const val& in) {
     return guarded([&] {
         const AttentionShape s = shape_arg(in);
         const Algorithm algorithm = algorithm_arg(in);
         const Pass pass = pass_arg(in);
         const std::size_t eb = integer_arg(in, "elementBytes", 1, 8, 2);
+        // Flash only: 'fa1' (the original Algorithm 1, K/V blocks outer) or 'fa2' (FlashAttention-2's
+        // order, query blocks outer; its forward pass is the one the core counts).
+        const std::string order = string_arg(in, "loopOrder", "fa1");
+        if (order != "fa1" && order != "fa2") {
+            throw Error("loopOrder: must be 'fa1' (key/value blocks outer) or 'fa2' (query blocks outer)");
+        }
+        if (order == "fa2" && (algorithm != Algorithm::flash || pass != Pass::forward)) {
+            throw Error("loopOrder: 'fa2' is modelled for algorithm 'flash' and pass 'forward' only");
+        }
         if (algorithm == Algorithm::standard) {
             const std::size_t block_q = integer_arg(in, "blockQ", 1, kMaxCostSeqLen, s.q_len);
             require_row_blocks(s, {block_q, 1});
@@ -310,7 +319,7 @@ val attention_hbm_traffic_js(const val& in) {
         const FlashBlocks b{required_integer(in, "blockQ", 1, kMaxCostSeqLen),
                             required_integer(in, "blockK", 1, kMaxCostSeqLen)};
         require_row_blocks(s, b);
-        val o = traffic_to_js(flash_attention_io(s, pass, eb, b));
+        val o = traffic_to_js(order == "fa2" ? flash2_forward_io(s, eb, b) : flash_attention_io(s, pass, eb, b));
         o.set("flops", executed_flops(s, pass, algorithm, b));
         const TileCounts t = tile_counts(s.q_len, s.kv_len, s.causal, b);
         o.set("tilesComputed", static_cast<double>(t.tiles_computed));

@@ -127,6 +127,10 @@ export interface HbmTrafficInput extends AttentionCostShape {
   blockQ?: number;
   /** Bc, flash only (required there). */
   blockK?: number;
+  /** Flash only: 'fa1' (default; FlashAttention's Algorithm 1, K/V blocks outer, the output block
+   *  read and written once per K/V block) or 'fa2' (FlashAttention-2's order, query blocks outer;
+   *  forward pass only). */
+  loopOrder?: 'fa1' | 'fa2';
 }
 
 export interface HbmTrafficResult {
