@@ -75,6 +75,7 @@ test('the measured CPU table carries its provenance', () => {
 test('the numbers the prose quotes are the ones the core computed', () => {
   // Each value below is typed in the prose; part3.json holds what the core computes now.
   const quoted = [
+    'a100.sms', 'h100.sms', 'a100.sram', 'h100.sram', 'h100.fp16',
     'a100.ridge', 'h100.ridge', 'v100.ridge', 'h200.ridge', 'a100_40.ridge', 'a100.fp16', 'a100.fp32', 'a100.nonmatmul_ratio', 'h100.nonmatmul_ratio', 'a100.hbm',
     'intensity.std.a100.4k.64', 'intensity.flash.a100.4k.64', 'ceiling.std.a100.4k.64', 'speedup.a100.4k.64',
     'scores.head.8192', 'scores.layer.8192', 'scores.head.131072', 'scores.layer.131072', 'lse.head.8192', 'traffic.std.8192',
@@ -83,13 +84,13 @@ test('the numbers the prose quotes are the ones the core computed', () => {
     'partition.a100.b1.fa1', 'partition.a100.b1.fa2', 'partition.a100.b1.speedup', 'partition.h100.b1.speedup',
     'partition.a100.b1.fa1blocks', 'partition.a100.b1.fa2blocks', 'partition.a100.b64.speedup',
     'partition.heads', 'partition.seqlen', 'partition.blockq', 'partition.qblocks',
-    'fa3.fp16.gemm_ns', 'fa3.fp16.softmax_ns', 'fa3.fp16.pingpong', 'fa3.fp8.pingpong', 'fa3.fp8.gemm_ns', 'fa3.fp8.softmax_ns', 'fp8.model.ratio', 'fp8.paper.ratio',
+    'fa3.fp16.gemm_ns', 'fa3.fp16.softmax_ns', 'fa3.fp16.pingpong', 'fa3.fp8.pingpong', 'fa3.fp16.intra_overlap', 'fa3.fp16.pingpong_intra_overlap', 'fa3.fp8.pingpong_intra_overlap', 'fa3.fp8.intra_overlap', 'fa3.fp8.gemm_ns', 'fa3.fp8.softmax_ns', 'fp8.model.ratio', 'fp8.paper.ratio',
     'bench.fa2.h100.reported.share', 'bench.fa3.h100.reported.share', 'bench.fa3fp8.h100.reported.share', 'bench.e2e.a100.share',
     'bench.fa2.a100.ceiling', 'bench.fa2.h100.ceiling', 'fa2.intensity', 'bench.fa1.a100.ceiling', 'bench.fa1.a100.of_ceiling', 'bench.fa2.a100.of_ceiling',
     'bench.fa2.a100.ceiling_gain', 'bench.fa2.a100.reported_gain', 'bench.fa3.h100.over_ceiling',
     'worked.tile1.max', 'worked.tile1.rescale', 'worked.tile1.l', 'worked.tile1.acc', 'worked.tile1.out',
     'worked.tile2.max', 'worked.tile2.rescale', 'worked.tile2.l', 'worked.tile2.acc', 'worked.tile2.out',
-    'worked.tile1.l.rescaled', 'worked.dense.out', 'worked.lse',
+    'worked.tile1.l.rescaled', 'worked.dense.out', 'worked.lse', 'worked.tile1.m', 'worked.tile2.m', 'worked.dense.lse',
   ];
   const prose = textOf((html.match(/<div class="?prose"?>([\s\S]*)<section class="?references/) ?? ['', html])[1]
     .replace(/<figure\b[\s\S]*?<\/figure>/g, ' '))
@@ -102,6 +103,8 @@ test('the numbers the prose quotes are the ones the core computed', () => {
     return !prose.includes(value) && !prose.includes(bare);
   });
   assert.deepEqual(missing.map((key) => `${key} = ${data.values[key]}`), []);
+  // And part3.json carries no value the prose does not quote.
+  assert.deepEqual(Object.keys(data.values).filter((key) => !quoted.includes(key)), []);
 });
 
 test('site/data/generated/part3.json is what the core computes now (post-data --check)', () => {
