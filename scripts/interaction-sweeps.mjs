@@ -2,19 +2,20 @@
 // (interaction-timing.mjs): the browser tests print the result, `make interaction-times` reports it.
 // Each sweep runs inside the page (it is passed as source text), starting from `path`, and calls
 // `time(act, kind)` once per interaction; `kind` is 'step' for a move through the algorithm and
-// 'setting' for a change of a control, so a summary can say which sets the tail.
+// 'setting' for a change of a control, so a summary can say which sets the tail. Its second argument
+// holds the page-side helpers every sweep uses (sweepTimes defines them): `setValue(el, value)`, a
+// new value for an input or select with the event a reader's input sends, and `step(direction)`,
+// a click on the 'forward' or 'back' step button.
 export const SWEEPS = [
   {
     name: 'flash-attention-tiling',
     label: 'flash-attention-tiling (default size)',
     path: '/visualizations/flash-attention-tiling/#step=0',
-    sweep: async (time) => {
+    sweep: async (time, { setValue, step }) => {
       const q = (sel) => document.querySelector(sel);
       const byText = (text) => [...document.querySelectorAll('button')].find((b) => b.textContent.trim() === text);
-      const select = (name, value) => { const s = q(`select[name="${name}"]`); s.value = value; s.dispatchEvent(new Event('change', { bubbles: true })); };
-      const scrub = (v) => { const r = q('.scrubber input'); r.value = String(v); r.dispatchEvent(new Event('input', { bubbles: true })); };
-      const next = () => q('button[aria-label^="Step forward"]').click();
-      const prev = () => q('button[aria-label^="Step back"]').click();
+      const next = () => step('forward');
+      const prev = () => step('back');
       for (let i = 0; i < 12; i++) await time(next, 'step');
       await time(() => byText('Standard attention').click(), 'setting');
       for (const act of [next, next, prev]) await time(act, 'step');
@@ -25,8 +26,8 @@ export const SWEEPS = [
       await time(() => byText('FA1: K/V blocks outer').click(), 'setting');
       await time(next, 'step');
       await time(() => byText('FA2: Q blocks outer').click(), 'setting');
-      for (const [name, value] of [['br', '8'], ['br', '4'], ['bc', '2'], ['bc', '4'], ['d', '8'], ['d', '4'], ['n', '32'], ['n', '16']]) await time(() => select(name, value), 'setting');
-      for (const v of [18, 5]) await time(() => scrub(v), 'step');
+      for (const [name, value] of [['br', '8'], ['br', '4'], ['bc', '2'], ['bc', '4'], ['d', '8'], ['d', '4'], ['n', '32'], ['n', '16']]) await time(() => setValue(q(`select[name="${name}"]`), value), 'setting');
+      for (const v of [18, 5]) await time(() => setValue(q('.scrubber input'), v), 'step');
       for (let i = 0; i < 8; i++) await time(prev, 'step');
     },
   },
@@ -34,15 +35,15 @@ export const SWEEPS = [
     name: 'fa1-vs-fa2-parallelism',
     label: 'fa1-vs-fa2-parallelism (batch <= 8)',
     path: '/visualizations/fa1-vs-fa2-parallelism/',
-    sweep: async (time) => {
+    sweep: async (time, { setValue, step }) => {
       const batch = document.querySelector('input[aria-label="Batch size"]');
       const heads = document.querySelector('select[aria-label="Heads"]');
       for (let round = 0; round < 2; round++) {
-        for (const b of [1, 2, 3, 4, 6, 8, 2, 1]) await time(() => { batch.value = String(b); batch.dispatchEvent(new Event('input', { bubbles: true })); }, 'setting');
-        for (const h of ['8', '12', '16']) await time(() => { heads.value = h; heads.dispatchEvent(new Event('change', { bubbles: true })); }, 'setting');
+        for (const b of [1, 2, 3, 4, 6, 8, 2, 1]) await time(() => setValue(batch, b), 'setting');
+        for (const h of ['8', '12', '16']) await time(() => setValue(heads, h), 'setting');
         for (const r of document.querySelectorAll('[role="radio"]')) await time(() => r.click(), 'setting');
-        for (let i = 0; i < 5; i++) await time(() => document.querySelector('button[aria-label^="Step forward"]').click(), 'step');
-        for (let i = 0; i < 5; i++) await time(() => document.querySelector('button[aria-label^="Step back"]').click(), 'step');
+        for (let i = 0; i < 5; i++) await time(() => step('forward'), 'step');
+        for (let i = 0; i < 5; i++) await time(() => step('back'), 'step');
       }
     },
   },
@@ -50,17 +51,14 @@ export const SWEEPS = [
     name: 'fa3-warp-specialization',
     label: 'fa3-warp-specialization',
     path: '/visualizations/fa3-warp-specialization/',
-    sweep: async (time) => {
-      const select = (label, value) => {
-        const el = [...document.querySelectorAll('label')].find((l) => l.textContent.startsWith(label)).querySelector('select');
-        el.value = value;
-        el.dispatchEvent(new Event('change', { bubbles: true }));
-      };
+    sweep: async (time, { setValue, step }) => {
+      const select = (label, value) =>
+        setValue([...document.querySelectorAll('label')].find((l) => l.textContent.startsWith(label)).querySelector('select'), value);
       for (let round = 0; round < 3; round++) {
         for (const b of document.querySelectorAll('.schedules button')) await time(() => b.click(), 'setting');
         for (const d of ['64', '256', '128']) await time(() => select('Head dim', d), 'setting');
         for (const g of ['h100-pcie', 'h100-sxm']) await time(() => select('GPU', g), 'setting');
-        for (let i = 0; i < 5; i++) await time(() => document.querySelector('button[aria-label^="Step back"]').click(), 'step');
+        for (let i = 0; i < 5; i++) await time(() => step('back'), 'step');
       }
     },
   },
@@ -68,15 +66,15 @@ export const SWEEPS = [
     name: 'gpu-memory-hierarchy',
     label: 'gpu-memory-hierarchy',
     path: '/visualizations/gpu-memory-hierarchy/',
-    sweep: async (time) => {
+    sweep: async (time, { setValue, step }) => {
       const slider = document.querySelector('input[type="range"][aria-label="Sequence length N"]');
       const d = document.querySelector('select[aria-label="Head dimension d"]');
       const radios = [...document.querySelectorAll('[role="radio"]')];
       for (let round = 0; round < 3; round++) {
-        for (let i = 0; i < 8; i++) await time(() => { slider.value = String(i); slider.dispatchEvent(new Event('input', { bubbles: true })); }, 'setting');
-        for (const v of ['128', '256', '64']) await time(() => { d.value = v; d.dispatchEvent(new Event('change', { bubbles: true })); }, 'setting');
+        for (let i = 0; i < 8; i++) await time(() => setValue(slider, i), 'setting');
+        for (const v of ['128', '256', '64']) await time(() => setValue(d, v), 'setting');
         for (const r of radios) await time(() => r.click(), 'setting');
-        for (let i = 0; i < 5; i++) await time(() => document.querySelector('button[aria-label^="Step back"]').click(), 'step');
+        for (let i = 0; i < 5; i++) await time(() => step('back'), 'step');
       }
     },
   },

@@ -1,9 +1,10 @@
 // Interaction latency over a scripted sweep of a figure's controls, as the browser tests print it
 // and `make interaction-times` reports it.
 //
-// `sweep` runs in the page and receives `time(act, kind)`, which performs one interaction the way
-// a reader's click arrives, between two frames, and records the main-thread time it costs until
-// the result is on screen: the recompute (the handler, the re-render, which Preact runs after a
+// `sweep` runs in the page and receives `time(act, kind)` and the helpers interaction-sweeps.mjs
+// describes (`setValue`, `step`; a sweep is page code, so it cannot import them). `time` performs
+// one interaction the way a reader's click arrives, between two frames, and records the
+// main-thread time it costs until the result is on screen: the recompute (the handler, the re-render, which Preact runs after a
 // microtask, and style and layout, forced right away so that no task in between can take them out
 // of the count) plus the frame that shows it (animation callbacks, paint and commit, from the
 // frame's start to the end of its task). The idle wait for the next frame is not counted, nor is
@@ -23,6 +24,9 @@ export async function sweepTimes(page, sweep, warmPasses = 3) {
     const afterTask = () => new Promise((r) => { const c = new MessageChannel(); c.port1.onmessage = r; c.port2.postMessage(0); });
     // The next frame's main-thread time: from its animation callbacks to the end of its paint and commit.
     const nextFrame = () => new Promise((r) => requestAnimationFrame(() => { const t0 = performance.now(); afterTask().then(() => r(performance.now() - t0)); }));
+    // A control's new value with the event a reader's input sends: change for a select, input otherwise.
+    const setValue = (el, value) => { el.value = String(value); el.dispatchEvent(new Event(el.tagName === 'SELECT' ? 'change' : 'input', { bubbles: true })); };
+    const step = (direction) => document.querySelector('button[aria-label^="Step ' + direction + '"]').click();
     const pass = async () => {
       const out = [];
       const time = async (act, kind = 'interaction') => {
@@ -34,7 +38,7 @@ export async function sweepTimes(page, sweep, warmPasses = 3) {
         const recompute = performance.now() - t0;
         out.push({ ms: recompute + await nextFrame(), kind });
       };
-      await (${sweep.toString()})(time);
+      await (${sweep.toString()})(time, { setValue, step });
       return out;
     };
     const cold = await pass();
