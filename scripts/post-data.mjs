@@ -435,7 +435,7 @@ function documentOf(source) {
   const fa2CeilingH100Fp8 = fa2Ceiling('h100-sxm', 'fp8');
   // What the papers report (FLOP/s); the rows below cite where. The model's ceilings are for the
   // forward pass, so each A100 kernel is compared by its forward pass: FA2 §1 gives FlashAttention's
-  // forward pass as "30-50% of the theoretical maximum" (the blog's 124 TFLOP/s names no pass) and
+  // forward pass as "30–50% of the theoretical maximum" (the blog's 124 TFLOP/s names no pass) and
   // FlashAttention-2's as "up to 73%", 230 TFLOP/s. The FA2 paper's 335 TFLOP/s on the H100 is
   // forward + backward (its Fig. 7); the table says so.
   const reported = { fa1ForwardA100: 0.5 * a100Peak, fa2A100: 230e12, fa2EndToEndA100: 225e12, fa2FwdBwdH100: 335e12, fa3H100: 740e12, fa3Fp8H100: 1.2e15 };
@@ -465,7 +465,7 @@ function documentOf(source) {
     ],
     rows: [
       ['Standard attention, A100 80GB', ceilingCell(stdA.attainedFlopsPerS, a100Peak), 'FA2 is "3–10× faster than a standard attention implementation"', `${FA2}, §4.1`],
-      ['FlashAttention-1, A100', ceilingCell(fa1A.attainedFlopsPerS, a100Peak), `up to ${reportedCell(reported.fa1ForwardA100, a100Peak)}; "the forward pass only reaches 30–50% of the theoretical maximum"`, `${FA2}, §1 (of its Fig. 5; the TFLOP/s computed from 50%)`],
+      ['FlashAttention-1, A100', ceilingCell(fa1A.attainedFlopsPerS, a100Peak), `up to ${reportedCell(reported.fa1ForwardA100, a100Peak)}; "the forward pass only reaches 30–50% of the theoretical maximum"`, `${FA2}, §1, on its Fig. 5 (TFLOP/s computed from the 50%)`],
       ['FlashAttention-2, A100', ceilingCell(fa2CeilingA100, a100Peak), `up to ${reportedCell(reported.fa2A100, a100Peak)}; "50–73% of the theoretical maximum"`, `${FA2}, abstract (50–73%), §1 (73% in the forward pass) and §4 (230 TFLOP/s)`],
       ['FlashAttention-2, GPT-style training end to end, A100', 'not modelled (whole model)', `${reportedCell(reported.fa2EndToEndA100, a100Peak)} per GPU; "72% model FLOPs utilization"`, `${FA2}, abstract`],
       ['Standard attention, H100 SXM5', ceilingCell(stdH.attainedFlopsPerS, h100Peak), 'not reported as a single figure', '—'],
