@@ -83,8 +83,11 @@ TEST_CASE("fa3 rates and op times follow the preset and FA3's H100 ratio: expone
     const Fa3Rates r = fa3_rates(h100, c);
     const double sms = h100.sm_count.value;
     CHECK(r.tensor_flops_per_s == doctest::Approx(h100.fp16_flops.value / sms));
-    // Hopper has 128 FP32 lanes per SM and 16 special-function results per clock per SM.
-    CHECK(r.exp_per_s == doctest::Approx(16 * h100.fp32_flops.value / (sms * 2 * 128)));
+    // 16 special-function results per clock per SM, at the clock Hopper's 4,096 dense FP16 tensor
+    // FLOPs per clock per SM give the preset's peak: FA3's 3.9 TFLOPS at 1,830 MHz (footnote 5).
+    CHECK(r.exp_per_s == doctest::Approx(16 * h100.fp16_flops.value / (sms * 4096)));
+    CHECK(r.exp_per_s * sms == doctest::Approx(3.9e12).epsilon(0.01));
+    CHECK(h100.fp16_flops.value / (sms * 4096) == doctest::Approx(1830e6).epsilon(0.001));
     CHECK(r.kv_readers == 66);  // ceil(8448 / 128) CTAs per head, fewer than 132 SMs
     CHECK(r.load_bytes_per_s == doctest::Approx(h100.hbm_bytes_per_s.value / sms * 66));
     const Fa3OpTimes t = fa3_op_times(r, c);
@@ -106,6 +109,8 @@ TEST_CASE("fa3 rates and op times follow the preset and FA3's H100 ratio: expone
     const double matmul_flops = 2 * 2.0 * 64 * 128 * 128, exps = 64.0 * 128;
     CHECK(matmul_flops / exps == 512);
     CHECK(p.softmax_s / (p.gemm0_s + p.gemm1_s) == doctest::Approx(0.5).epsilon(0.02));
+    // The model's own H100 rates give that ratio exactly: both follow from the same clock.
+    CHECK(t.softmax_s / (t.gemm0_s + t.gemm1_s) == doctest::Approx(0.5).epsilon(1e-9));
 }
 
 TEST_CASE("fa3 timelines by hand: two warpgroups with unit-time ops over two key blocks") {
@@ -214,6 +219,8 @@ TEST_CASE("fa3 model rejects bad arguments with a message naming them") {
     GpuPreset odd = gpu_preset("h100-sxm");
     odd.architecture = "Future (sm_999)";
     CHECK_THROWS_WITH_AS(fa3_rates(odd, Fa3Config{}), doctest::Contains("gpu.architecture"), Error);
+    // Ada's tensor-core rate per clock is not one the model takes on trust.
+    CHECK_THROWS_WITH_AS(fa3_rates(gpu_preset("l40s"), Fa3Config{}), doctest::Contains("(sm_70, 75, 80, 90)"), Error);
     CHECK(fa3_unit_name(Fa3Unit::special_functions) == "special_functions");
     CHECK(fa3_op_name(Fa3Op::load_v) == "load_v");
 }

@@ -43,11 +43,15 @@ double positive(const Sourced& s, const char* field, const GpuPreset& gpu) {
     return s.value;
 }
 
-// FP32 lanes per SM by compute capability, from the CUDA C++ Programming Guide's table of native
-// arithmetic-instruction throughput (32-bit floating-point add/multiply/FMA results per clock per
-// SM). The same table gives 16 special-function results (exp2, rcp, ...) per clock per SM for
-// every one of these capabilities.
-double fp32_lanes_per_sm(const GpuPreset& gpu) {
+// Dense FP16 tensor-core FLOPs per clock per SM by compute capability: Volta and Turing have 8
+// Tensor Cores per SM of 64 FMA per clock (Volta and Turing whitepapers), Ampere 4 of 256 (A100
+// whitepaper), Hopper twice Ampere's per SM, clock for clock (H100 whitepaper). The preset's
+// tensor-core peak divided by SM count and this rate gives the clock that peak is quoted at:
+// 1,830 MHz for the H100 SXM5, the clock FlashAttention-3 fixes its GPU at and computes its
+// 989 TFLOPS from (FA3 Appendix C.1), below the 1,980 MHz boost clock of the FP32 units. The
+// exponentials of a tensor-core kernel run at that clock. Other architectures (Ada, Blackwell) are
+// left out rather than guessed: FlashAttention-3 runs on Hopper only.
+double fp16_tensor_flops_per_clock_per_sm(const GpuPreset& gpu) {
     const std::string_view arch = gpu.architecture;
     const std::size_t at = arch.find("sm_");
     int cc = -1;
@@ -58,14 +62,18 @@ double fp32_lanes_per_sm(const GpuPreset& gpu) {
         if (i == at + 3) cc = -1;
     }
     switch (cc) {
-        case 70: case 72: case 75: case 80: return 64;
-        case 86: case 87: case 89: case 90: case 100: case 120: return 128;
+        case 70: case 75: return 1024;
+        case 80: return 2048;
+        case 90: return 4096;
         default:
             throw Error("gpu.architecture: '" + std::string(arch) + "' of preset '" + std::string(gpu.id) +
-                        "' names no compute capability the FA3 model knows (sm_70, 72, 75, 80, 86, 87, 89, 90, 100, 120)");
+                        "' names no compute capability whose tensor-core rate per clock the FA3 model knows "
+                        "(sm_70, 75, 80, 90)");
     }
 }
 
+// The CUDA C++ Programming Guide's table of arithmetic-instruction throughput gives 16
+// special-function results (exp2, rcp, ...) per clock per SM for each of these capabilities.
 constexpr double kSpecialFunctionsPerClockPerSm = 16;
 
 double element_bytes(Fa3Precision p) { return p == Fa3Precision::fp8 ? 1.0 : 2.0; }
@@ -103,7 +111,7 @@ Fa3Rates fa3_rates(const GpuPreset& gpu, const Fa3Config& config) {
     if (std::floor(sms) != sms) throw Error("gpu.sm_count: must be an integer, got " + std::to_string(sms));
     const double tensor = config.precision == Fa3Precision::fp8 ? positive(gpu.fp8_flops, "fp8_flops", gpu)
                                                                  : positive(gpu.fp16_flops, "fp16_flops", gpu);
-    const double clock_hz = positive(gpu.fp32_flops, "fp32_flops", gpu) / (sms * 2 * fp32_lanes_per_sm(gpu));
+    const double clock_hz = positive(gpu.fp16_flops, "fp16_flops", gpu) / (sms * fp16_tensor_flops_per_clock_per_sm(gpu));
     const double ctas_per_head = std::ceil(static_cast<double>(config.q_len) /
                                            static_cast<double>(config.consumer_warpgroups * config.rows_per_warpgroup));
     const double kv_readers = std::min(ctas_per_head, sms);

@@ -13,7 +13,8 @@
 //                         L2 hits)
 //   tensor_cores       -- GEMMs; rate = the GPU's dense tensor-core FLOP/s / SM count
 //   special_functions  -- exponentials; rate = 16 per SM per clock (CUDA C++ Programming Guide,
-//                         throughput of native arithmetic instructions; FA3 §3.1 footnote 5)
+//                         throughput of native arithmetic instructions; FA3 §3.1 footnote 5) at the
+//                         clock the tensor-core peak is quoted at (1,830 MHz on the H100 SXM5)
 // Softmax time counts the exponentials only (FA3 §3.1: the exponential is the bottleneck -- 512x
 // fewer operations than the matmuls at head dim 128 but 256x lower throughput on H100 SXM5).
 //
@@ -63,10 +64,11 @@ struct Fa3Rates {
     double kv_readers;
 };
 
-// Per-SM rates from a preset. The SM clock is fp32_flops / (SM count * 2 * FP32 lanes per SM), with
-// the lane count of the preset's compute capability (parsed from "sm_XX" in its architecture
-// string). Throws attn::Error for an unknown architecture, a non-positive preset number, FP8 on a
-// GPU without FP8 tensor cores, or an invalid config.
+// Per-SM rates from a preset. The SM clock is fp16_flops / (SM count * dense FP16 tensor FLOPs per
+// clock per SM), with the rate of the preset's compute capability (parsed from "sm_XX" in its
+// architecture string; known for sm_70, 75, 80 and 90). Throws attn::Error for an unknown
+// architecture, a non-positive preset number, FP8 on a GPU without FP8 tensor cores, or an invalid
+// config.
 Fa3Rates fa3_rates(const GpuPreset& gpu, const Fa3Config& config);
 
 // Durations of one operation: loads of one K or V block, and one consumer warpgroup's GEMMs and
