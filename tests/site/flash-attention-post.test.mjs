@@ -89,6 +89,7 @@ test('the numbers the prose quotes are the ones the core computed', () => {
     'bench.fa2.a100.ceiling', 'bench.fa2.h100.ceiling', 'fa2.intensity', 'bench.fa1.a100.ceiling', 'bench.fa1.a100.of_ceiling', 'bench.fa2.a100.of_ceiling',
     'bench.fa2.a100.ceiling_gain', 'bench.fa2.a100.reported_gain', 'bench.fa3.h100.over_ceiling', 'bench.fa1.a100.forward',
     'h100.boost_clock', 'h100.tensor_clock', 'fa3.fp16.sequential_ns', 'fa3.paper.ablation_gain', 'fa3.paper.pingpong_gain',
+    'bench.fa3.h100.cluster_ceiling', 'bench.fa3.h100.of_cluster_ceiling', 'bench.fa3fp8.h100.over_ceiling',
     'worked.tile1.max', 'worked.tile1.rescale', 'worked.tile1.l', 'worked.tile1.acc', 'worked.tile1.out',
     'worked.tile2.max', 'worked.tile2.rescale', 'worked.tile2.l', 'worked.tile2.acc', 'worked.tile2.out',
     'worked.tile1.l.rescaled', 'worked.dense.out', 'worked.lse', 'worked.tile1.m', 'worked.tile2.m', 'worked.dense.lse',
