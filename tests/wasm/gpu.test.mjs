@@ -122,6 +122,7 @@ test('fa3Pipeline on the H100 preset: dependencies hold and speedups follow the 
   near(t.gemm0S, (2 * 64 * 128 * 128) / r.rates.tensorFlopsPerS);
   near(t.softmaxS, (64 * 128) / r.rates.expPerS);
   assert.equal(r.rates.kvReaders, 66);  // ceil(8448 / 128) CTAs of one head share K/V through L2
+  near(r.rates.expPerS, 16 * r.rates.clockHz);  // 16 exponentials per SM per clock
   const P = t.gemm0S + t.gemm1S, S = t.softmaxS;
   near(r.schedules[0].closedFormIterationS, 2 * (P + S));
   near(r.schedules[2].steadySpeedup, (P + S) / Math.max(P, S));

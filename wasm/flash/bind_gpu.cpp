@@ -206,6 +206,7 @@ val fa3_pipeline_js(const val& in_) {
         rates.set("expPerS", cmp.rates.exp_per_s);
         rates.set("loadBytesPerS", cmp.rates.load_bytes_per_s);
         rates.set("kvReaders", cmp.rates.kv_readers);
+        rates.set("clockHz", cmp.rates.clock_hz);
         val schedules = val::array();
         for (const Fa3ScheduleResult& r : cmp.schedules) {
             val o = timeline_to_js(r.timeline);

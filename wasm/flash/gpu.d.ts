@@ -149,8 +149,9 @@ export interface Fa3ScheduleResult extends Fa3TimelineResult {
 
 export interface Fa3PipelineResult {
   gpu: string;
-  /** One SM's rates: tensor FLOP/s, exponentials/s, load bytes/s (HBM share x kvReaders), and kvReaders. */
-  rates: { tensorFlopsPerS: number; expPerS: number; loadBytesPerS: number; kvReaders: number };
+  /** One SM's rates: tensor FLOP/s, exponentials/s, load bytes/s (HBM share x kvReaders), kvReaders,
+   *  and the SM clock (Hz) the exponential rate assumes: the one the tensor-core peak is quoted at. */
+  rates: { tensorFlopsPerS: number; expPerS: number; loadBytesPerS: number; kvReaders: number; clockHz: number };
   opTimes: Fa3OpTimes;
   /** sequential, intra_overlap, pingpong, pingpong_intra_overlap, in that order. */
   schedules: Fa3ScheduleResult[];

@@ -116,7 +116,7 @@ Fa3Rates fa3_rates(const GpuPreset& gpu, const Fa3Config& config) {
                                            static_cast<double>(config.consumer_warpgroups * config.rows_per_warpgroup));
     const double kv_readers = std::min(ctas_per_head, sms);
     return {tensor / sms, kSpecialFunctionsPerClockPerSm * clock_hz,
-            positive(gpu.hbm_bytes_per_s, "hbm_bytes_per_s", gpu) / sms * kv_readers, kv_readers};
+            positive(gpu.hbm_bytes_per_s, "hbm_bytes_per_s", gpu) / sms * kv_readers, kv_readers, clock_hz};
 }
 
 Fa3OpTimes fa3_op_times(const Fa3Rates& rates, const Fa3Config& config) {

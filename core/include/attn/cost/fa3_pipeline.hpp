@@ -57,11 +57,13 @@ struct Fa3Config {
 
 // One SM's rates. `kv_readers` = min(ceil(q_len / (W * rows_per_warpgroup)), SM count): the CTAs of a
 // head run together (their grid indices are consecutive) and share each K/V tile through L2.
+// `clock_hz` is the SM clock the special-function rate assumes (see fa3_rates).
 struct Fa3Rates {
     double tensor_flops_per_s;
     double exp_per_s;
     double load_bytes_per_s;
     double kv_readers;
+    double clock_hz = 0;
 };
 
 // Per-SM rates from a preset. The SM clock is fp16_flops / (SM count * dense FP16 tensor FLOPs per
