@@ -1,9 +1,11 @@
 // Shared set-up of the browser tests: the built site (public/) served with production headers,
 // Debian's Chromium driven by playwright-core, and a page wrapper that records every console
 // error, page error and failed request so each test can assert there were none.
+import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { launchChromium } from '../../scripts/chromium.mjs';
+import { percentile, sweepTimes, timingSummary } from '../../scripts/interaction-timing.mjs';
 import { serveStatic } from '../../scripts/serve-static.mjs';
 
 export const ARTIFACTS = new URL('../../test-artifacts/', import.meta.url).pathname;
@@ -61,4 +63,27 @@ export async function playingFrameIntervals(page, frames = 90) {
     });
     return gaps.slice(2);
   }, frames);
+}
+
+// At phone width: nothing overflows horizontally, `control` (a locator) is folded away until the
+// button named `more` is pressed, and unfolding it overflows nothing either.
+export async function assertFoldsBehind(page, control, more) {
+  assert.equal(await horizontalOverflow(page), 0);
+  assert.equal(await control.isVisible(), false);
+  await page.getByRole('button', { name: more }).click();
+  assert.equal(await control.isVisible(), true);
+  assert.equal(await horizontalOverflow(page), 0);
+}
+
+// The figure's interaction time over its scripted sweep (interaction-sweeps.mjs), and the frame
+// interval while it plays, printed for the log: a number for the author, not a check, since a
+// loaded test machine is slower than a reader's. Fails only on console errors or failed requests.
+export async function printInteractionTime(site, sweep) {
+  const { page, problems, close } = await site.open(sweep.path);
+  const times = await sweepTimes(page, sweep.sweep);
+  await page.keyboard.press('Home');
+  const frames = await playingFrameIntervals(page);
+  console.log(`${timingSummary(sweep.label, times)}; playing: p95 frame interval ${percentile(frames, 0.95).toFixed(1)} ms`);
+  assert.deepEqual(problems, []);
+  await close();
 }

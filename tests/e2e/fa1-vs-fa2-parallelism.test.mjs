@@ -6,9 +6,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadModule } from '../wasm/load.mjs';
-import { horizontalOverflow, playingFrameIntervals, screenshot, settledHash, startSite } from './browser.mjs';
+import { assertFoldsBehind, printInteractionTime, screenshot, settledHash, startSite } from './browser.mjs';
 import { sweepFor } from '../../scripts/interaction-sweeps.mjs';
-import { percentile, sweepTimes, timingSummary } from '../../scripts/interaction-timing.mjs';
 
 const VIZ = '/visualizations/fa1-vs-fa2-parallelism/';
 const SWEEP = sweepFor('fa1-vs-fa2-parallelism');
@@ -119,22 +118,10 @@ test('reduced motion: no entry animation, Play jumps from wave to wave', async (
 
 test('at 375 px nothing overflows and secondary controls fold', async () => {
   const { page, problems, close } = await site.open(VIZ, { viewport: { width: 375, height: 812 } });
-  assert.equal(await horizontalOverflow(page), 0);
-  assert.equal(await page.getByRole('combobox', { name: 'Heads' }).isVisible(), false);
-  await page.getByRole('button', { name: 'More' }).click();
-  assert.equal(await page.getByRole('combobox', { name: 'Heads' }).isVisible(), true);
-  assert.equal(await horizontalOverflow(page), 0);
+  await assertFoldsBehind(page, page.getByRole('combobox', { name: 'Heads' }), 'More');
   await screenshot(page, 'fa1-vs-fa2-parallelism-375');
   assert.deepEqual(problems, []);
   await close();
 });
 
-test('interaction timing: p95 of a scripted sweep of the controls (printed, not asserted)', async () => {
-  const { page, problems, close } = await site.open(SWEEP.path);
-  const times = await sweepTimes(page, SWEEP.sweep);
-  await page.keyboard.press('Home');
-  const frames = await playingFrameIntervals(page);
-  console.log(`${timingSummary(SWEEP.label, times)}; playing: p95 frame interval ${percentile(frames, 0.95).toFixed(1)} ms`);
-  assert.deepEqual(problems, []);
-  await close();
-});
+test('interaction time over a scripted sweep of the controls (printed, not asserted)', () => printInteractionTime(site, SWEEP));

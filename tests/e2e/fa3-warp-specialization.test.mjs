@@ -4,9 +4,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadModule } from '../wasm/load.mjs';
-import { horizontalOverflow, screenshot, settledHash, startSite } from './browser.mjs';
+import { assertFoldsBehind, printInteractionTime, screenshot, settledHash, startSite } from './browser.mjs';
 import { sweepFor } from '../../scripts/interaction-sweeps.mjs';
-import { sweepTimes, timingSummary } from '../../scripts/interaction-timing.mjs';
 
 const VIZ = '/visualizations/fa3-warp-specialization/';
 const SWEEP = sweepFor('fa3-warp-specialization');
@@ -120,19 +119,10 @@ test('keyboard: Home rewinds, arrows step, Space plays to the end', async () => 
 test('reduced motion and 375 px: no animation, no horizontal overflow, secondary controls fold', async () => {
   const { page, problems, close } = await site.open(VIZ, { viewport: { width: 375, height: 812 }, reducedMotion: 'reduce' });
   assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector('.viz')).animationName), 'none');
-  assert.equal(await horizontalOverflow(page), 0);
-  assert.equal(await page.getByLabel('Consumers').isVisible(), false);
-  await page.getByRole('button', { name: 'More' }).click();
-  assert.equal(await page.getByLabel('Consumers').isVisible(), true);
+  await assertFoldsBehind(page, page.getByLabel('Consumers'), 'More');
   await screenshot(page, 'fa3-warp-specialization-375');
   assert.deepEqual(problems, []);
   await close();
 });
 
-test('interaction latency: switching schedules recomputes and lays out quickly', async () => {
-  const { page, problems, close } = await site.open(SWEEP.path);
-  const times = await sweepTimes(page, SWEEP.sweep);
-  console.log(timingSummary(SWEEP.label, times));
-  assert.deepEqual(problems, []);
-  await close();
-});
+test('interaction time over a scripted sweep of the controls (printed, not asserted)', () => printInteractionTime(site, SWEEP));

@@ -5,9 +5,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadModule } from '../wasm/load.mjs';
-import { horizontalOverflow, screenshot, settledHash, startSite } from './browser.mjs';
+import { assertFoldsBehind, printInteractionTime, screenshot, settledHash, startSite } from './browser.mjs';
 import { sweepFor } from '../../scripts/interaction-sweeps.mjs';
-import { sweepTimes, timingSummary } from '../../scripts/interaction-timing.mjs';
 
 const VIZ = '/visualizations/flash-attention-tiling/';
 const SWEEP = sweepFor('flash-attention-tiling');
@@ -221,11 +220,7 @@ test('reduced motion: counters snap to their values and entry animations are off
 
 test('at 375 px nothing overflows, panels stack and secondary controls fold behind a toggle', async () => {
   const { page, problems, close } = await site.open(`${VIZ}#step=8`, { viewport: { width: 375, height: 812 } });
-  assert.equal(await horizontalOverflow(page), 0);
-  assert.equal(await page.locator('select[name="br"]').isVisible(), false);
-  await page.getByRole('button', { name: 'More controls' }).click();
-  assert.equal(await page.locator('select[name="br"]').isVisible(), true);
-  assert.equal(await horizontalOverflow(page), 0);
+  await assertFoldsBehind(page, page.locator('select[name="br"]'), 'More controls');
   // The row table replaces the stage's m and ℓ columns; its values are the trace's.
   const s = flashSteps()[8];
   assert.equal(await settled(page.getByTestId(`m-${s.rowBegin + 1}`)), shown(s.m[0]));
@@ -235,13 +230,7 @@ test('at 375 px nothing overflows, panels stack and secondary controls fold behi
   await close();
 });
 
-test('interaction time over a scripted sweep of the controls (p95 printed)', async () => {
-  const { page, problems, close } = await site.open(SWEEP.path);
-  const times = await sweepTimes(page, SWEEP.sweep);
-  console.log(timingSummary(SWEEP.label, times));
-  assert.deepEqual(problems, []);
-  await close();
-});
+test('interaction time over a scripted sweep of the controls (printed, not asserted)', () => printInteractionTime(site, SWEEP));
 
 test('embedded in an iframe (as the viz shortcode does) it runs and hides its own title', async () => {
   const { page, problems, close } = await site.open('/');

@@ -5,9 +5,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadModule } from '../wasm/load.mjs';
-import { horizontalOverflow, playingFrameIntervals, screenshot, settledHash, startSite } from './browser.mjs';
+import { assertFoldsBehind, printInteractionTime, screenshot, settledHash, startSite } from './browser.mjs';
 import { sweepFor } from '../../scripts/interaction-sweeps.mjs';
-import { percentile, sweepTimes, timingSummary } from '../../scripts/interaction-timing.mjs';
 
 const VIZ = '/visualizations/gpu-memory-hierarchy/';
 const SWEEP = sweepFor('gpu-memory-hierarchy');
@@ -138,22 +137,10 @@ test('reduced motion: no entry animation, Play jumps from stop to stop', async (
 
 test('at 375 px nothing overflows and secondary controls fold', async () => {
   const { page, problems, close } = await site.open(`${VIZ}#step=8`, { viewport: { width: 375, height: 812 } });
-  assert.equal(await horizontalOverflow(page), 0);
-  assert.equal(await page.getByRole('spinbutton', { name: 'Attention heads' }).isVisible(), false);
-  await page.getByRole('button', { name: 'More' }).click();
-  assert.equal(await page.getByRole('spinbutton', { name: 'Attention heads' }).isVisible(), true);
-  assert.equal(await horizontalOverflow(page), 0);
+  await assertFoldsBehind(page, page.getByRole('spinbutton', { name: 'Attention heads' }), 'More');
   await screenshot(page, 'gpu-memory-hierarchy-375');
   assert.deepEqual(problems, []);
   await close();
 });
 
-test('interaction timing: p95 of a scripted sweep of the controls (printed, not asserted)', async () => {
-  const { page, problems, close } = await site.open(SWEEP.path);
-  const times = await sweepTimes(page, SWEEP.sweep);
-  await page.keyboard.press('Home');
-  const frames = await playingFrameIntervals(page);
-  console.log(`${timingSummary(SWEEP.label, times)}; playing: p95 frame interval ${percentile(frames, 0.95).toFixed(1)} ms`);
-  assert.deepEqual(problems, []);
-  await close();
-});
+test('interaction time over a scripted sweep of the controls (printed, not asserted)', () => printInteractionTime(site, SWEEP));
