@@ -4,8 +4,7 @@
 #include <tuple>
 
 #include "attn/attention/chunked_attention.hpp"
-#include "attn/attention/sdpa.hpp"
-#include "support.hpp"
+#include "reference.hpp"
 
 using namespace attn;
 
@@ -17,15 +16,7 @@ constexpr double kFloatTol = 2e-5;
 constexpr double kDoubleTol = 1e-12;
 
 void check_against_reference(const test::Qkv& in, const ChunkedAttentionOptions& o) {
-    SdpaOptions so;
-    static_cast<AttentionOptions&>(so) = o;
-    const auto ref = sdpa(in.q, in.k, in.v, so);
-    const auto f32 = chunked_attention(tensor_cast<float>(in.q), tensor_cast<float>(in.k), tensor_cast<float>(in.v), o);
-    const auto f64 = chunked_attention(in.q, in.k, in.v, o);
-    CHECK(test::max_abs_diff(f32.output.data, ref.output.data) < kFloatTol);
-    CHECK(test::max_abs_diff(f32.lse, ref.lse) < kFloatTol);
-    CHECK(test::max_abs_diff(f64.output.data, ref.output.data) < kDoubleTol);
-    CHECK(test::max_abs_diff(f64.lse, ref.lse) < kDoubleTol);
+    test::check_against_sdpa([](const auto&... a) { return chunked_attention(a...); }, in, o, kFloatTol, kDoubleTol);
 }
 
 // The largest live intermediate storage of one query chunk of `rows` rows: while key chunk t is
@@ -42,23 +33,16 @@ std::uint64_t expected_peak(std::size_t rows, std::size_t S, std::size_t ck, std
 }  // namespace
 
 TEST_CASE("chunked attention equals sdpa for odd sizes, L != S, both causal alignments and chunk sizes") {
-    const std::size_t lengths[] = {1, 3, 17, 113, 127, 129};
     const std::pair<std::size_t, std::size_t> chunks[] = {{0, 0}, {7, 5}, {1, 128}, {64, 1}};  // 0: default
-    for (std::size_t L : lengths) {
-        for (std::size_t S : {std::size_t{1}, std::size_t{17}, std::size_t{129}, L}) {
-            for (Causal causal : {Causal::none, Causal::top_left, Causal::bottom_right}) {
-                const auto [cq, ck] = chunks[(L + S + static_cast<std::size_t>(causal)) % 4];
-                const std::uint64_t seed = test::next_seed();
-                INFO("seed=" << seed << " L=" << L << " S=" << S << " causal=" << static_cast<int>(causal) << " cq=" << cq
-                             << " ck=" << ck);
-                ChunkedAttentionOptions o;
-                if (cq) o.query_chunk = cq;
-                if (ck) o.key_chunk = ck;
-                o.causal = causal;
-                check_against_reference(test::random_float_qkv({1, 4, L, 16}, 2, S, 11, seed), o);
-            }
-        }
-    }
+    test::for_each_odd_shape([&](std::size_t L, std::size_t S, Causal causal, std::uint64_t seed) {
+        const auto [cq, ck] = chunks[(L + S + static_cast<std::size_t>(causal)) % 4];
+        INFO("cq=" << cq << " ck=" << ck);
+        ChunkedAttentionOptions o;
+        if (cq) o.query_chunk = cq;
+        if (ck) o.key_chunk = ck;
+        o.causal = causal;
+        check_against_reference(test::random_float_qkv({1, 4, L, 16}, 2, S, 11, seed), o);
+    });
 }
 
 TEST_CASE("chunked attention with masks, fully masked rows are zeros with lse = -inf") {
@@ -67,10 +51,7 @@ TEST_CASE("chunked attention with masks, fully masked rows are zeros with lse = 
     const auto in = test::random_float_qkv({2, 6, 37, 24}, 2, 53, 9, seed);
     ChunkedAttentionOptions o;
     o.query_chunk = 5;
-    std::vector<std::uint8_t> allowed(37 * 53);
-    for (std::size_t n = 0; n < allowed.size(); ++n) allowed[n] = (n * 2654435761u >> 7) % 3 != 0;
-    for (std::size_t j = 0; j < 53; ++j) allowed[5 * 53 + j] = 0;  // row 5 sees nothing
-    o.mask = AttentionMask::boolean({1, 1, 37, 53}, allowed);
+    o.mask = test::sparse_mask(37, 53, 5);  // row 5 sees nothing
     check_against_reference(in, o);
     const auto r = chunked_attention(in.q, in.k, in.v, o);
     CHECK(r.lse[5] == -INFINITY);

@@ -6,9 +6,9 @@
 
 #include "attn/attention/flash_backward.hpp"
 #include "attn/attention/flash_forward.hpp"
-#include "attn/attention/sdpa.hpp"
 #include "attn/attention/sdpa_backward.hpp"
-#include "support.hpp"
+#include "reference.hpp"
+#include "trace_walk.hpp"
 
 using namespace attn;
 
@@ -109,23 +109,14 @@ TEST_CASE("the dense backward matches finite differences (GQA, both causal align
 }
 
 TEST_CASE("flash_backward equals the dense backward for odd sizes, L != S, both causal alignments and ragged blocks") {
-    const std::size_t lengths[] = {1, 3, 17, 113, 129};
     const std::pair<std::size_t, std::size_t> blocks[] = {{16, 16}, {7, 5}, {64, 32}, {1, 128}};
-    for (std::size_t L : lengths) {
-        for (std::size_t S : {std::size_t{1}, std::size_t{17}, std::size_t{127}, L}) {
-            for (Causal causal : {Causal::none, Causal::top_left, Causal::bottom_right}) {
-                const auto [br, bc] = blocks[(L + S + static_cast<std::size_t>(causal)) % 4];
-                const std::uint64_t seed = test::next_seed();
-                INFO("seed=" << seed << " L=" << L << " S=" << S << " causal=" << static_cast<int>(causal) << " Br="
-                             << br << " Bc=" << bc);
-                FlashBackwardOptions o;
-                o.block_q = br;
-                o.block_k = bc;
-                o.causal = causal;
-                check_against_dense(random_problem({1, 4, L, 16}, 2, S, 12, seed), o);  // GQA, groups of 2
-            }
-        }
-    }
+    test::for_each_odd_shape([&](std::size_t L, std::size_t S, Causal causal, std::uint64_t seed) {
+        FlashBackwardOptions o;
+        std::tie(o.block_q, o.block_k) = blocks[(L + S + static_cast<std::size_t>(causal)) % 4];
+        INFO("Br=" << o.block_q << " Bc=" << o.block_k);
+        o.causal = causal;
+        check_against_dense(random_problem({1, 4, L, 16}, 2, S, 12, seed), o);  // GQA, groups of 2
+    });
 }
 
 TEST_CASE("flash_backward with masks, fully masked rows give zero gradients, not NaN") {
@@ -135,10 +126,7 @@ TEST_CASE("flash_backward with masks, fully masked rows give zero gradients, not
     FlashBackwardOptions o;
     o.block_q = 8;
     o.block_k = 16;
-    std::vector<std::uint8_t> allowed(37 * 53);
-    for (std::size_t n = 0; n < allowed.size(); ++n) allowed[n] = (n * 2654435761u >> 7) % 3 != 0;
-    for (std::size_t j = 0; j < 53; ++j) allowed[5 * 53 + j] = 0;  // row 5 sees nothing
-    o.mask = AttentionMask::boolean({1, 1, 37, 53}, allowed);
+    o.mask = test::sparse_mask(37, 53, 5);  // row 5 sees nothing
     check_against_dense(pr, o);
     std::vector<float> bias(6 * 53);
     for (std::size_t n = 0; n < bias.size(); ++n) bias[n] = static_cast<float>(std::sin(0.37 * static_cast<double>(n)));
@@ -230,22 +218,10 @@ TEST_CASE("the flash_backward trace: D pass, then per K/V block the group's quer
     const std::size_t tr = test::ceil_div(L, br), tc = test::ceil_div(S, bc);
     REQUIRE(r.trace.size() == 2 * tr + tc * (1 + 2 * tr + 1));
 
-    std::size_t pos = 0;
-    std::uint64_t read = 0, written = 0;
-    auto next = [&](FlashBackwardStepKind kind) -> const FlashBackwardStep<double>& {
-        const auto& s = r.trace.at(pos++);
-        CHECK(s.kind == kind);
-        std::uint64_t step_read = 0, step_written = 0;
-        for (const auto& t : s.transfers) (t.direction == HbmDirection::read ? step_read : step_written) += t.bytes;
-        CHECK(s.hbm_bytes_read == read + step_read);
-        CHECK(s.hbm_bytes_written == written + step_written);
-        read = s.hbm_bytes_read;
-        written = s.hbm_bytes_written;
-        return s;
-    };
+    test::TraceWalk walk(r.trace);
     for (std::size_t h = 2; h < 4; ++h) {
         for (std::size_t qb = 0; qb < tr; ++qb) {
-            const auto& s = next(FlashBackwardStepKind::compute_delta);
+            const auto& s = walk.next(FlashBackwardStepKind::compute_delta);
             CHECK(s.q_head == h);
             for (std::size_t i = 0; i < s.row_end - s.row_begin; ++i) {
                 double dot = 0;
@@ -256,11 +232,11 @@ TEST_CASE("the flash_backward trace: D pass, then per K/V block the group's quer
         }
     }
     for (std::size_t kb = 0; kb < tc; ++kb) {
-        next(FlashBackwardStepKind::load_kv);  // bottom-right with L < S: the last query row sees every key
+        walk.next(FlashBackwardStepKind::load_kv);  // bottom-right with L < S: the last query row sees every key
         for (std::size_t h = 2; h < 4; ++h) {
             for (std::size_t qb = 0; qb < tr; ++qb) {
-                const auto& s = r.trace.at(pos);
-                next(s.kind == FlashBackwardStepKind::skip ? FlashBackwardStepKind::skip : FlashBackwardStepKind::tile);
+                const auto& s = walk.next();
+                CHECK((s.kind == FlashBackwardStepKind::tile || s.kind == FlashBackwardStepKind::skip));
                 CHECK(s.q_head == h);
                 if (s.kind == FlashBackwardStepKind::skip) continue;
                 const std::size_t cols = s.col_end - s.col_begin;
@@ -271,10 +247,11 @@ TEST_CASE("the flash_backward trace: D pass, then per K/V block the group's quer
                               doctest::Approx(probs[((h * L) + i) * S + j]).epsilon(1e-12));
             }
         }
-        next(FlashBackwardStepKind::write_dkdv);
+        walk.next(FlashBackwardStepKind::write_dkdv);
     }
-    CHECK(read * 2 == r.stats.hbm_bytes_read);  // one key/value head of two
-    CHECK(written * 2 == r.stats.hbm_bytes_written);
+    CHECK(walk.done());
+    CHECK(walk.read() * 2 == r.stats.hbm_bytes_read);  // one key/value head of two
+    CHECK(walk.written() * 2 == r.stats.hbm_bytes_written);
 }
 
 TEST_CASE("flash_backward validates O, dO, the log-sum-exp and its options") {

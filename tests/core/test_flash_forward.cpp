@@ -3,8 +3,8 @@
 #include <tuple>
 
 #include "attn/attention/flash_forward.hpp"
-#include "attn/attention/sdpa.hpp"
-#include "support.hpp"
+#include "reference.hpp"
+#include "trace_walk.hpp"
 
 using namespace attn;
 
@@ -17,39 +17,21 @@ constexpr double kDoubleTol = 1e-12;
 
 using Inputs = test::Qkv;
 
-// Runs flash_forward in float and in double and compares both with sdpa in double.
-void check_against_reference(const Inputs& in, const FlashOptions& fo) {
-    SdpaOptions so;
-    static_cast<AttentionOptions&>(so) = fo;
-    const auto ref = sdpa(in.q, in.k, in.v, so);
-    const auto f32 = flash_forward(tensor_cast<float>(in.q), tensor_cast<float>(in.k), tensor_cast<float>(in.v), fo);
-    const auto f64 = flash_forward(in.q, in.k, in.v, fo);
-    CHECK(test::max_abs_diff(f32.output.data, ref.output.data) < kFloatTol);
-    CHECK(test::max_abs_diff(f32.lse, ref.lse) < kFloatTol);
-    CHECK(test::max_abs_diff(f64.output.data, ref.output.data) < kDoubleTol);
-    CHECK(test::max_abs_diff(f64.lse, ref.lse) < kDoubleTol);
+void check_against_reference(const Inputs& in, const FlashOptions& o) {
+    test::check_against_sdpa([](const auto&... a) { return flash_forward(a...); }, in, o, kFloatTol, kDoubleTol);
 }
 
 }  // namespace
 
 TEST_CASE("flash_forward equals sdpa for odd sizes, L != S, both causal alignments and ragged blocks") {
-    const std::size_t lengths[] = {1, 3, 17, 113, 127, 129};
     const std::pair<std::size_t, std::size_t> blocks[] = {{16, 16}, {7, 5}, {64, 32}, {1, 128}};
-    for (std::size_t L : lengths) {
-        for (std::size_t S : {std::size_t{1}, std::size_t{17}, std::size_t{129}, L}) {
-            for (Causal causal : {Causal::none, Causal::top_left, Causal::bottom_right}) {
-                const auto [br, bc] = blocks[(L + S + static_cast<std::size_t>(causal)) % 4];
-                const std::uint64_t seed = test::next_seed();
-                INFO("seed=" << seed << " L=" << L << " S=" << S << " causal=" << static_cast<int>(causal) << " Br="
-                             << br << " Bc=" << bc);
-                FlashOptions o;
-                o.block_q = br;
-                o.block_k = bc;
-                o.causal = causal;
-                check_against_reference(test::random_float_qkv({1, 2, L, 16}, 2, S, 16, seed), o);
-            }
-        }
-    }
+    test::for_each_odd_shape([&](std::size_t L, std::size_t S, Causal causal, std::uint64_t seed) {
+        FlashOptions o;
+        std::tie(o.block_q, o.block_k) = blocks[(L + S + static_cast<std::size_t>(causal)) % 4];
+        INFO("Br=" << o.block_q << " Bc=" << o.block_k);
+        o.causal = causal;
+        check_against_reference(test::random_float_qkv({1, 2, L, 16}, 2, S, 16, seed), o);
+    });
 }
 
 TEST_CASE("flash_forward handles GQA, a value width different from the key width, and masks") {
@@ -64,10 +46,7 @@ TEST_CASE("flash_forward handles GQA, a value width different from the key width
     check_against_reference(in, o);
     o.causal = Causal::none;
 
-    std::vector<std::uint8_t> allowed(37 * 53);
-    for (std::size_t n = 0; n < allowed.size(); ++n) allowed[n] = (n * 2654435761u >> 7) % 3 != 0;
-    for (std::size_t j = 0; j < 53; ++j) allowed[5 * 53 + j] = 0;  // row 5 sees nothing
-    o.mask = AttentionMask::boolean({1, 1, 37, 53}, allowed);
+    o.mask = test::sparse_mask(37, 53, 5);  // row 5 sees nothing
     check_against_reference(in, o);
     const auto r = flash_forward(in.q, in.k, in.v, o);
     CHECK(r.lse[5] == -INFINITY);
@@ -198,14 +177,9 @@ TEST_CASE("each FA2 trace step lists its HBM transfers, and they add up to the c
     const auto r = flash_forward(in.q, in.k, in.v, o);
     CHECK(r.block_q == br);
     CHECK(r.block_k == bc);
-    std::uint64_t read = 0, written = 0;
-    for (const auto& s : r.trace) {
-        std::uint64_t step_read = 0, step_written = 0;
-        for (const auto& t : s.transfers) (t.direction == HbmDirection::read ? step_read : step_written) += t.bytes;
-        CHECK(s.hbm_bytes_read == read + step_read);
-        CHECK(s.hbm_bytes_written == written + step_written);
-        read = s.hbm_bytes_read;
-        written = s.hbm_bytes_written;
+    test::TraceWalk walk(r.trace);
+    while (!walk.done()) {
+        const auto& s = walk.next();
         const std::size_t rows = s.row_end - s.row_begin, cols = s.col_end - s.col_begin;
         switch (s.kind) {
             case FlashStepKind::load_q:
@@ -231,6 +205,6 @@ TEST_CASE("each FA2 trace step lists its HBM transfers, and they add up to the c
             default: FAIL("FA2 order emits no init_o or load_kv steps");
         }
     }
-    CHECK(read == r.stats.hbm_bytes_read);
-    CHECK(written == r.stats.hbm_bytes_written);
+    CHECK(walk.read() == r.stats.hbm_bytes_read);
+    CHECK(walk.written() == r.stats.hbm_bytes_written);
 }

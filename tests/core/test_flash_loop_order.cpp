@@ -6,10 +6,10 @@
 #include <tuple>
 
 #include "attn/attention/flash_forward.hpp"
-#include "attn/attention/sdpa.hpp"
 #include "attn/attention/sram_blocks.hpp"
 #include "attn/attention/standard_attention.hpp"
-#include "support.hpp"
+#include "reference.hpp"
+#include "trace_walk.hpp"
 
 using namespace attn;
 
@@ -20,16 +20,8 @@ namespace {
 constexpr double kFloatTol = 3e-5;
 constexpr double kDoubleTol = 1e-12;
 
-void check_against_reference(const test::Qkv& in, const FlashOptions& fo) {
-    SdpaOptions so;
-    static_cast<AttentionOptions&>(so) = fo;
-    const auto ref = sdpa(in.q, in.k, in.v, so);
-    const auto f32 = flash_forward(tensor_cast<float>(in.q), tensor_cast<float>(in.k), tensor_cast<float>(in.v), fo);
-    const auto f64 = flash_forward(in.q, in.k, in.v, fo);
-    CHECK(test::max_abs_diff(f32.output.data, ref.output.data) < kFloatTol);
-    CHECK(test::max_abs_diff(f32.lse, ref.lse) < kFloatTol);
-    CHECK(test::max_abs_diff(f64.output.data, ref.output.data) < kDoubleTol);
-    CHECK(test::max_abs_diff(f64.lse, ref.lse) < kDoubleTol);
+void check_against_reference(const test::Qkv& in, const FlashOptions& o) {
+    test::check_against_sdpa([](const auto&... a) { return flash_forward(a...); }, in, o, kFloatTol, kDoubleTol);
 }
 
 // The blocks a causal rule leaves to compute, by brute force over every (row, key) of a block.
@@ -83,24 +75,15 @@ Traffic fa1_traffic(std::size_t L, std::size_t D, std::size_t Dv, std::size_t eb
 }  // namespace
 
 TEST_CASE("FA1 loop order equals sdpa for odd sizes, L != S, both causal alignments, GQA and masks") {
-    const std::size_t lengths[] = {1, 3, 17, 113, 129};
     const std::pair<std::size_t, std::size_t> blocks[] = {{16, 16}, {7, 5}, {64, 32}, {1, 128}};
-    for (std::size_t L : lengths) {
-        for (std::size_t S : {std::size_t{1}, std::size_t{17}, std::size_t{127}, L}) {
-            for (Causal causal : {Causal::none, Causal::top_left, Causal::bottom_right}) {
-                const auto [br, bc] = blocks[(L + S + static_cast<std::size_t>(causal)) % 4];
-                const std::uint64_t seed = test::next_seed();
-                INFO("seed=" << seed << " L=" << L << " S=" << S << " causal=" << static_cast<int>(causal) << " Br="
-                             << br << " Bc=" << bc);
-                FlashOptions o;
-                o.loop_order = FlashLoopOrder::fa1_kv_outer;
-                o.block_q = br;
-                o.block_k = bc;
-                o.causal = causal;
-                check_against_reference(test::random_float_qkv({1, 2, L, 16}, 1, S, 12, seed), o);
-            }
-        }
-    }
+    test::for_each_odd_shape([&](std::size_t L, std::size_t S, Causal causal, std::uint64_t seed) {
+        FlashOptions o;
+        o.loop_order = FlashLoopOrder::fa1_kv_outer;
+        std::tie(o.block_q, o.block_k) = blocks[(L + S + static_cast<std::size_t>(causal)) % 4];
+        INFO("Br=" << o.block_q << " Bc=" << o.block_k);
+        o.causal = causal;
+        check_against_reference(test::random_float_qkv({1, 2, L, 16}, 1, S, 12, seed), o);
+    });
     const std::uint64_t seed = test::next_seed();
     INFO("seed=" << seed);
     const auto in = test::random_float_qkv({2, 6, 37, 24}, 2, 53, 9, seed);
@@ -108,10 +91,7 @@ TEST_CASE("FA1 loop order equals sdpa for odd sizes, L != S, both causal alignme
     o.loop_order = FlashLoopOrder::fa1_kv_outer;
     o.block_q = 8;
     o.block_k = 16;
-    std::vector<std::uint8_t> allowed(37 * 53);
-    for (std::size_t n = 0; n < allowed.size(); ++n) allowed[n] = (n * 2654435761u >> 7) % 3 != 0;
-    for (std::size_t j = 0; j < 53; ++j) allowed[5 * 53 + j] = 0;  // row 5 sees nothing
-    o.mask = AttentionMask::boolean({1, 1, 37, 53}, allowed);
+    o.mask = test::sparse_mask(37, 53, 5);  // row 5 sees nothing
     check_against_reference(in, o);
     const auto r = flash_forward(in.q, in.k, in.v, o);
     CHECK(r.lse[5] == -INFINITY);
@@ -211,32 +191,22 @@ TEST_CASE("the FA1 trace: O, l, m initialised in HBM, then each K/V block loaded
     const std::size_t tr = test::ceil_div(L, br), tc = test::ceil_div(S, bc);
 
     REQUIRE(r.trace.size() == 1 + 2 + tc * tr);  // init, two K/V loads, one step per (Q, K/V) block
-    CHECK(r.trace[0].kind == FlashStepKind::init_o);
-    CHECK(r.trace[0].row_end == L);
-    CHECK(r.trace[0].hbm_bytes_written == L * (Dv * eb + 8));
-    std::size_t pos = 1;
-    std::uint64_t read = 0, written = r.trace[0].hbm_bytes_written;
+    test::TraceWalk walk(r.trace);
+    const auto& init = walk.next(FlashStepKind::init_o);
+    CHECK(init.row_end == L);
+    CHECK(init.hbm_bytes_written == L * (Dv * eb + 8));
     for (std::size_t kb = 0; kb < tc; ++kb) {
         if (kb < 2) {
-            const auto& load = r.trace[pos++];
-            CHECK(load.kind == FlashStepKind::load_kv);
+            const auto& load = walk.next(FlashStepKind::load_kv);
             CHECK(load.k_block == kb);
             REQUIRE(load.transfers.size() == 2);
             CHECK(load.transfers[0].matrix == HbmMatrix::k);
             CHECK(load.transfers[1].matrix == HbmMatrix::v);
         }
         for (std::size_t qb = 0; qb < tr; ++qb) {
-            const auto& s = r.trace[pos++];
+            const auto& s = walk.next();
             CHECK(s.q_block == qb);
             CHECK(s.k_block == kb);
-            // Every transfer of a step is in its counters, and nothing else is.
-            std::uint64_t step_read = 0, step_written = 0;
-            for (const auto& t : s.transfers) (t.direction == HbmDirection::read ? step_read : step_written) += t.bytes;
-            const auto& prev = r.trace[pos - 2];
-            CHECK(s.hbm_bytes_read == prev.hbm_bytes_read + step_read);
-            CHECK(s.hbm_bytes_written == prev.hbm_bytes_written + step_written);
-            read = s.hbm_bytes_read;
-            written = s.hbm_bytes_written;
             if (s.kind == FlashStepKind::skip) {
                 CHECK(s.transfers.empty());
                 continue;
@@ -258,10 +228,10 @@ TEST_CASE("the FA1 trace: O, l, m initialised in HBM, then each K/V block loaded
             }
         }
     }
-    CHECK(pos == r.trace.size());
+    CHECK(walk.done());
     // The trace follows one head of four: a quarter of the launch's traffic.
-    CHECK(read * 4 == r.stats.hbm_bytes_read);
-    CHECK(written * 4 == r.stats.hbm_bytes_written);
+    CHECK(walk.read() * 4 == r.stats.hbm_bytes_read);
+    CHECK(walk.written() * 4 == r.stats.hbm_bytes_written);
     // Each row's last tile step carries the returned output.
     for (std::size_t qb = 0; qb < tr; ++qb) {
         const FlashTraceStep<double>* last = nullptr;

@@ -4,9 +4,9 @@
 #include <numeric>
 #include <tuple>
 
-#include "attn/attention/sdpa.hpp"
 #include "attn/attention/standard_attention.hpp"
-#include "support.hpp"
+#include "reference.hpp"
+#include "trace_walk.hpp"
 
 using namespace attn;
 
@@ -18,36 +18,20 @@ constexpr double kFloatTol = 2e-5;
 constexpr double kDoubleTol = 1e-12;
 
 void check_against_reference(const test::Qkv& in, const StandardAttentionOptions& o) {
-    SdpaOptions so;
-    static_cast<AttentionOptions&>(so) = o;
-    const auto ref = sdpa(in.q, in.k, in.v, so);
-    const auto f32 = standard_attention(tensor_cast<float>(in.q), tensor_cast<float>(in.k), tensor_cast<float>(in.v), o);
-    const auto f64 = standard_attention(in.q, in.k, in.v, o);
-    CHECK(test::max_abs_diff(f32.output.data, ref.output.data) < kFloatTol);
-    CHECK(test::max_abs_diff(f32.lse, ref.lse) < kFloatTol);
-    CHECK(test::max_abs_diff(f64.output.data, ref.output.data) < kDoubleTol);
-    CHECK(test::max_abs_diff(f64.lse, ref.lse) < kDoubleTol);
+    test::check_against_sdpa([](const auto&... a) { return standard_attention(a...); }, in, o, kFloatTol, kDoubleTol);
 }
 
 }  // namespace
 
 TEST_CASE("standard attention equals sdpa for odd sizes, L != S, both causal alignments and ragged blocks") {
-    const std::size_t lengths[] = {1, 3, 17, 113, 127, 129};
     const std::pair<std::size_t, std::size_t> blocks[] = {{16, 16}, {7, 5}, {64, 32}, {1, 128}};
-    for (std::size_t L : lengths) {
-        for (std::size_t S : {std::size_t{1}, std::size_t{17}, std::size_t{129}, L}) {
-            for (Causal causal : {Causal::none, Causal::top_left, Causal::bottom_right}) {
-                const auto [br, bc] = blocks[(L + 2 * S + static_cast<std::size_t>(causal)) % 4];
-                const std::uint64_t seed = test::next_seed();
-                INFO("seed=" << seed << " L=" << L << " S=" << S << " causal=" << static_cast<int>(causal));
-                StandardAttentionOptions o;
-                o.block_q = br;
-                o.block_k = bc;
-                o.causal = causal;
-                check_against_reference(test::random_float_qkv({1, 2, L, 16}, 2, S, 11, seed), o);
-            }
-        }
-    }
+    test::for_each_odd_shape([&](std::size_t L, std::size_t S, Causal causal, std::uint64_t seed) {
+        StandardAttentionOptions o;
+        std::tie(o.block_q, o.block_k) = blocks[(L + 2 * S + static_cast<std::size_t>(causal)) % 4];
+        INFO("Br=" << o.block_q << " Bc=" << o.block_k);
+        o.causal = causal;
+        check_against_reference(test::random_float_qkv({1, 2, L, 16}, 2, S, 11, seed), o);
+    });
 }
 
 TEST_CASE("standard attention handles GQA, masks and fully masked rows (zeros, lse = -inf)") {
@@ -57,10 +41,7 @@ TEST_CASE("standard attention handles GQA, masks and fully masked rows (zeros, l
     StandardAttentionOptions o;
     o.block_q = 8;
     o.block_k = 16;
-    std::vector<std::uint8_t> allowed(37 * 53);
-    for (std::size_t n = 0; n < allowed.size(); ++n) allowed[n] = (n * 2654435761u >> 9) % 4 != 0;
-    for (std::size_t j = 0; j < 53; ++j) allowed[11 * 53 + j] = 0;  // row 11 sees nothing
-    o.mask = AttentionMask::boolean({1, 1, 37, 53}, allowed);
+    o.mask = test::sparse_mask(37, 53, 11);  // row 11 sees nothing
     check_against_reference(in, o);
     const auto r = standard_attention(in.q, in.k, in.v, o);
     CHECK(r.lse[11] == -INFINITY);
@@ -117,23 +98,11 @@ TEST_CASE("the standard-attention trace: three passes, S and P stored in HBM, co
     const std::size_t tr = test::ceil_div(L, br), tc = test::ceil_div(S, bc);
     REQUIRE(r.trace.size() == tr * (1 + tc) + tr + tr * (tc + 1));
 
-    std::size_t pos = 0;
-    std::uint64_t read = 0, written = 0;
-    auto next = [&](StandardStepKind kind) -> const StandardTraceStep<double>& {
-        const auto& s = r.trace.at(pos++);
-        CHECK(s.kind == kind);
-        std::uint64_t step_read = 0, step_written = 0;
-        for (const auto& t : s.transfers) (t.direction == HbmDirection::read ? step_read : step_written) += t.bytes;
-        CHECK(s.hbm_bytes_read == read + step_read);
-        CHECK(s.hbm_bytes_written == written + step_written);
-        read = s.hbm_bytes_read;
-        written = s.hbm_bytes_written;
-        return s;
-    };
+    test::TraceWalk walk(r.trace);
     for (std::size_t qb = 0; qb < tr; ++qb) {
-        next(StandardStepKind::load_q);
+        walk.next(StandardStepKind::load_q);
         for (std::size_t kb = 0; kb < tc; ++kb) {
-            const auto& s = next(StandardStepKind::score_tile);
+            const auto& s = walk.next(StandardStepKind::score_tile);
             REQUIRE(s.transfers.size() == 2);
             CHECK(s.transfers[1].matrix == HbmMatrix::s);
             CHECK(s.transfers[1].direction == HbmDirection::write);
@@ -141,9 +110,9 @@ TEST_CASE("the standard-attention trace: three passes, S and P stored in HBM, co
             CHECK(s.scores.size() == (s.row_end - s.row_begin) * (s.col_end - s.col_begin));
         }
     }
-    CHECK(r.trace[pos - 1].hbm_bytes_stored == L * S * eb);  // all of S is in HBM now
+    CHECK(walk.last().hbm_bytes_stored == L * S * eb);  // all of S is in HBM now
     for (std::size_t qb = 0; qb < tr; ++qb) {
-        const auto& s = next(StandardStepKind::softmax_rows);
+        const auto& s = walk.next(StandardStepKind::softmax_rows);
         const std::size_t rows = s.row_end - s.row_begin;
         for (std::size_t i = 0; i < rows; ++i) {
             const double sum = std::accumulate(&s.probs[i * S], &s.probs[(i + 1) * S], 0.0);
@@ -151,15 +120,16 @@ TEST_CASE("the standard-attention trace: three passes, S and P stored in HBM, co
             CHECK(std::log(s.l[i]) + s.m[i] == doctest::Approx(r.lse[L + s.row_begin + i]).epsilon(1e-12));
         }
     }
-    CHECK(r.trace[pos - 1].hbm_bytes_stored == 2 * L * S * eb);  // and all of P
+    CHECK(walk.last().hbm_bytes_stored == 2 * L * S * eb);  // and all of P
     for (std::size_t qb = 0; qb < tr; ++qb) {
-        for (std::size_t kb = 0; kb < tc; ++kb) next(StandardStepKind::pv_tile);
-        const auto& w = next(StandardStepKind::write_o);
+        for (std::size_t kb = 0; kb < tc; ++kb) walk.next(StandardStepKind::pv_tile);
+        const auto& w = walk.next(StandardStepKind::write_o);
         for (std::size_t i = 0; i < w.row_end - w.row_begin; ++i)
             for (std::size_t c = 0; c < Dv; ++c) CHECK(w.output[i * Dv + c] == r.output.at(0, 1, w.row_begin + i, c));
     }
-    CHECK(read * 2 == r.stats.hbm_bytes_read);  // the traced head is one of two
-    CHECK(written * 2 == r.stats.hbm_bytes_written);
+    CHECK(walk.done());
+    CHECK(walk.read() * 2 == r.stats.hbm_bytes_read);  // the traced head is one of two
+    CHECK(walk.written() * 2 == r.stats.hbm_bytes_written);
 }
 
 TEST_CASE("standard attention validates its options") {
