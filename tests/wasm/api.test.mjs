@@ -3,28 +3,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
+import { maxAbsDiff, qkvProblem } from './fixtures.mjs';
 import { loadModule, MODULES } from './load.mjs';
 
 const core = await loadModule('flash');
 
 // A small problem with known-good shapes, reused by many tests.
-function problem({ B = 1, H = 2, Hkv = 1, L = 5, S = 7, D = 4, Dv = 3, seed = 11 } = {}) {
-  return {
-    q: core.randomNormal([B, H, L, D], seed, 1), qShape: [B, H, L, D],
-    k: core.randomNormal([B, Hkv, S, D], seed + 1, 1), kShape: [B, Hkv, S, D],
-    v: core.randomNormal([B, Hkv, S, Dv], seed + 2, 1), vShape: [B, Hkv, S, Dv],
-  };
-}
-
-function maxAbsDiff(a, b) {
-  assert.equal(a.length, b.length);
-  let worst = 0;
-  for (let i = 0; i < a.length; i++) {
-    if (!Number.isFinite(a[i]) || !Number.isFinite(b[i])) { assert.equal(a[i], b[i]); continue; }
-    worst = Math.max(worst, Math.abs(a[i] - b[i]));
-  }
-  return worst;
-}
+const problem = (shape = {}) => qkvProblem(core, { B: 1, H: 2, Hkv: 1, L: 5, S: 7, D: 4, Dv: 3, seed: 11, ...shape });
 
 // Every name a module binds (its folder's bind_*.cpp plus wasm/common/) must be declared in that
 // module's .d.ts files (its folder plus wasm/common/) and exist on the module at run time.

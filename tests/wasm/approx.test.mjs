@@ -4,24 +4,12 @@
 // Run: node --test tests/wasm/approx.test.mjs   (needs static/wasm/attn_classic.* built)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { maxAbsDiff, qkvProblem } from './fixtures.mjs';
 import { loadModule } from './load.mjs';
 
 const core = await loadModule('classic');
 
-function problem({ B = 1, H = 2, L = 16, S = 16, D = 8, Dv = 4, seed = 5 } = {}) {
-  return {
-    q: core.randomNormal([B, H, L, D], seed, 1), qShape: [B, H, L, D],
-    k: core.randomNormal([B, H, S, D], seed + 1, 1), kShape: [B, H, S, D],
-    v: core.randomNormal([B, H, S, Dv], seed + 2, 1), vShape: [B, H, S, Dv],
-  };
-}
-
-function maxAbsDiff(a, b) {
-  assert.equal(a.length, b.length);
-  let worst = 0;
-  for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i] - b[i]));
-  return worst;
-}
+const problem = (shape = {}) => qkvProblem(core, { B: 1, H: 2, L: 16, S: 16, D: 8, Dv: 4, seed: 5, ...shape });
 
 function throwsThenRecovers(call, message) {
   assert.throws(call, (e) => e instanceof Error && message.test(e.message), String(message));

@@ -4,6 +4,7 @@
 // Run: node --test tests/wasm/   (needs static/wasm/ built: make wasm)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { maxAbsDiff as maxAbsDiffOf, qkvProblem } from './fixtures.mjs';
 import { loadModule } from './load.mjs';
 
 const core = await loadModule('inference');
@@ -14,23 +15,8 @@ const SEED = Math.floor(Math.random() * 1e9);  // fresh per run; printed in ever
 // float32 kernels against float32 sdpa over <= 129 keys: observed < 1e-6.
 const TOL = 2e-5;
 
-function problem({ B = 1, H = 4, Hkv = 2, L = 9, S = 13, D = 8, Dv = 5, seed = SEED } = {}) {
-  return {
-    q: core.randomNormal([B, H, L, D], seed, 1), qShape: [B, H, L, D],
-    k: core.randomNormal([B, Hkv, S, D], seed + 1, 1), kShape: [B, Hkv, S, D],
-    v: core.randomNormal([B, Hkv, S, Dv], seed + 2, 1), vShape: [B, Hkv, S, Dv],
-  };
-}
-
-function maxAbsDiff(a, b) {
-  assert.equal(a.length, b.length);
-  let worst = 0;
-  for (let i = 0; i < a.length; i++) {
-    if (!Number.isFinite(a[i]) || !Number.isFinite(b[i])) { assert.equal(a[i], b[i], `seed ${SEED}`); continue; }
-    worst = Math.max(worst, Math.abs(a[i] - b[i]));
-  }
-  return worst;
-}
+const maxAbsDiff = (a, b) => maxAbsDiffOf(a, b, `seed ${SEED}`);
+const problem = (shape = {}) => qkvProblem(core, { B: 1, H: 4, Hkv: 2, L: 9, S: 13, D: 8, Dv: 5, seed: SEED, ...shape });
 
 function close(a, b, what) { assert.ok(maxAbsDiff(a, b) < TOL, `${what}: seed ${SEED}`); }
 

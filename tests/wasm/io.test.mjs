@@ -3,27 +3,12 @@
 // in-browser speed of the traces. Run: node --test tests/wasm/   (needs static/wasm/ built)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { maxAbsDiff, qkvProblem } from './fixtures.mjs';
 import { loadModule } from './load.mjs';
 
 const core = await loadModule('flash');
 
-function problem({ B = 1, H = 2, Hkv = 1, L = 9, S = 13, D = 8, Dv = 5, seed = 21 } = {}) {
-  return {
-    q: core.randomNormal([B, H, L, D], seed, 1), qShape: [B, H, L, D],
-    k: core.randomNormal([B, Hkv, S, D], seed + 1, 1), kShape: [B, Hkv, S, D],
-    v: core.randomNormal([B, Hkv, S, Dv], seed + 2, 1), vShape: [B, Hkv, S, Dv],
-  };
-}
-
-function maxAbsDiff(a, b) {
-  assert.equal(a.length, b.length);
-  let worst = 0;
-  for (let i = 0; i < a.length; i++) {
-    if (!Number.isFinite(a[i]) || !Number.isFinite(b[i])) { assert.equal(a[i], b[i]); continue; }
-    worst = Math.max(worst, Math.abs(a[i] - b[i]));
-  }
-  return worst;
-}
+const problem = (shape = {}) => qkvProblem(core, { B: 1, H: 2, Hkv: 1, L: 9, S: 13, D: 8, Dv: 5, seed: 21, ...shape });
 
 // Every step's transfers add up to its counter increments; returns the final counters.
 function checkTransfers(steps) {
