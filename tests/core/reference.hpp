@@ -12,10 +12,11 @@
 
 namespace attn::test {
 
-// Calls f(L, S, causal, seed) for query lengths 1, 3, 17, 113, 127 and 129 (a single row, primes
-// that leave most block sizes a ragged last block, and either side of 128, a usual block size), key lengths 1, 17, 129
-// and L itself (so L != S and L == S), each with no mask and with both causal alignments. `seed` is fresh for each call and stands in doctest's INFO with
-// the shape, so a failure names the case that reproduces it.
+// Calls f(L, S, causal, seed) for query lengths 1, 3, 17, 113, 127 and 129 (a single row,
+// primes that leave most block sizes a ragged last block, and either side of 128, a usual block
+// size), key lengths 1, 17, 129 and L itself (so L != S and L == S), each with no mask and with
+// both causal alignments. `seed` is fresh for each call and stands in doctest's INFO with the
+// shape, so a failure names the case that reproduces it.
 template <class F>
 void for_each_odd_shape(F&& f) {
     for (std::size_t L : {1, 3, 17, 113, 127, 129}) {
