@@ -2,6 +2,7 @@
 // Comparing an exact attention algorithm with the dense reference (sdpa in double): the sweep of
 // odd shapes where tiling mistakes show, the float-and-double comparison itself, and the masked
 // input with a row that sees no key.
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -54,6 +55,26 @@ inline AttentionMask sparse_mask(std::size_t L, std::size_t S, std::size_t blank
     for (std::size_t n = 0; n < allowed.size(); ++n) allowed[n] = (n * 2654435761u >> 7) % 3 != 0;
     for (std::size_t j = 0; j < S; ++j) allowed[blank_row * S + j] = 0;
     return AttentionMask::boolean({1, 1, L, S}, allowed);
+}
+
+// Row `row` saw no key in every batch and head: its output is zeros and its log-sum-exp -inf.
+template <class Result>
+void check_blank_row(const Result& r, std::size_t row) {
+    const Shape4 s = r.output.shape;
+    for (std::size_t b = 0; b < s.batch; ++b) {
+        for (std::size_t h = 0; h < s.heads; ++h) {
+            CHECK(r.lse[(b * s.heads + h) * s.seq + row] == -INFINITY);
+            for (std::size_t c = 0; c < s.dim; ++c) CHECK(r.output.at(b, h, row, c) == 0.0);
+        }
+    }
+}
+
+// An additive bias of `shape` (size 1 in the dimensions it is broadcast over), smooth in the key
+// index and different per head or batch, as ALiBi's per-head slopes are: entry n is sin(0.37 n).
+inline AttentionMask smooth_bias(Shape4 shape) {
+    std::vector<float> bias(shape.numel());
+    for (std::size_t n = 0; n < bias.size(); ++n) bias[n] = static_cast<float>(std::sin(0.37 * static_cast<double>(n)));
+    return AttentionMask::additive(shape, bias);
 }
 
 }  // namespace attn::test

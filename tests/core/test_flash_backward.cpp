@@ -128,9 +128,7 @@ TEST_CASE("flash_backward with masks, fully masked rows give zero gradients, not
     o.block_k = 16;
     o.mask = test::sparse_mask(37, 53, 5);  // row 5 sees nothing
     check_against_dense(pr, o);
-    std::vector<float> bias(6 * 53);
-    for (std::size_t n = 0; n < bias.size(); ++n) bias[n] = static_cast<float>(std::sin(0.37 * static_cast<double>(n)));
-    o.mask = AttentionMask::additive({1, 6, 1, 53}, bias);
+    o.mask = test::smooth_bias({1, 6, 1, 53});
     check_against_dense(pr, o);
 
     // Bottom-right causality with L = 40 > S = 9: rows 0..30 see no key.
