@@ -50,6 +50,8 @@ const tflops = (n) => `${Number((n / 1e12).toFixed(1)).toLocaleString('en-US', {
 const perCent = (x, digits = 0) => `${(100 * x).toFixed(digits)}%`;
 const times = (x, digits = 2) => `${x.toFixed(digits)}×`;
 const fixed = (x, digits) => x.toFixed(digits);
+const perCentRange = (lo, hi, digits = 0) => `${fixed(100 * lo, digits)}–${perCent(hi, digits)}`;
+const gigahertz = (hz) => `${fixed(hz / 1e9, 2)} GHz`;
 const integer = (n) => n.toLocaleString('en-US');
 // Three significant digits, trailing zeros dropped, thousands separated.
 function trim(x) {
@@ -361,15 +363,14 @@ function documentOf(source) {
     values[`fa3.${precision}.softmax_ns`] = fixed(result.opTimes.softmaxS * 1e9, 0);
     // The clock the model runs the special-function units at: the one the tensor-core peak is
     // quoted at, which the FA3 paper fixes its GPU at (Appendix C.1).
-    if (precision === 'fp16') values['h100.tensor_clock'] = `${(result.rates.clockHz / 1e9).toFixed(2)} GHz`;
+    if (precision === 'fp16') values['h100.tensor_clock'] = gigahertz(result.rates.clockHz);
   }
-  values['h100.boost_clock'] = `${(H100.boostClockHz.value / 1e9).toFixed(2)} GHz`;
+  values['h100.boost_clock'] = gigahertz(H100.boostClockHz.value);
   // The paper's measured checks, FP16 forward at head dimension 128 (FA3 arXiv v2): Table 2's
   // ablation, 661 TFLOP/s with both kinds of overlap against 582 and 570 with one of them removed
   // (8,448 tokens), and §3.1's ping-pong alone, from 570 to 620–640 TFLOP/s (8,192 tokens).
-  const percentRange = (lo, hi) => `${(100 * lo).toFixed(0)}–${perCent(hi)}`;
-  values['fa3.paper.ablation_gain'] = percentRange(661 / 582 - 1, 661 / 570 - 1);
-  values['fa3.paper.pingpong_gain'] = percentRange(620 / 570 - 1, 640 / 570 - 1);
+  values['fa3.paper.ablation_gain'] = perCentRange(661 / 582 - 1, 661 / 570 - 1);
+  values['fa3.paper.pingpong_gain'] = perCentRange(620 / 570 - 1, 640 / 570 - 1);
   tables.fa3 = {
     caption: 'FlashAttention-3\'s overlap on one H100 SXM5 SM: time per K/V block of 128 keys, head dimension 128',
     columns: [{ label: 'Operands' }, { label: 'Schedule' }, { label: 'Time per K/V block', numeric: true }, { label: 'Predicted speed-up over FA2-style', numeric: true }],
