@@ -48,6 +48,19 @@ export async function settledHash(page) {
   return Object.fromEntries(new URLSearchParams(await page.evaluate(() => location.hash.slice(1))));
 }
 
+// A locator's text once it has settled: numbers glide to their new value, so the text is read
+// every 100 ms until two readings agree (for up to 3 s) and that reading is returned.
+export async function settled(locator) {
+  let last;
+  for (let i = 0; i < 30; i++) {
+    const text = await locator.textContent();
+    if (text === last) return text;
+    last = text;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return last;
+}
+
 export const horizontalOverflow = (page) =>
   page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 

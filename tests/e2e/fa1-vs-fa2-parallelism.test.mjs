@@ -118,7 +118,7 @@ test('reduced motion: no entry animation, Play jumps from wave to wave', async (
 
 test('at 375 px nothing overflows and secondary controls fold', async () => {
   const { page, problems, close } = await site.open(VIZ, { viewport: { width: 375, height: 812 } });
-  await assertFoldsBehind(page, page.getByRole('combobox', { name: 'Heads' }), 'More');
+  await assertFoldsBehind(page, page.getByRole('combobox', { name: 'Heads' }), 'More controls');
   await screenshot(page, 'fa1-vs-fa2-parallelism-375');
   assert.deepEqual(problems, []);
   await close();

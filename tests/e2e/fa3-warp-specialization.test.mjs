@@ -119,7 +119,7 @@ test('keyboard: Home rewinds, arrows step, Space plays to the end', async () => 
 test('reduced motion and 375 px: no animation, no horizontal overflow, secondary controls fold', async () => {
   const { page, problems, close } = await site.open(VIZ, { viewport: { width: 375, height: 812 }, reducedMotion: 'reduce' });
   assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector('.viz')).animationName), 'none');
-  await assertFoldsBehind(page, page.getByLabel('Consumers'), 'More');
+  await assertFoldsBehind(page, page.getByLabel('Consumers'), 'More controls');
   await screenshot(page, 'fa3-warp-specialization-375');
   assert.deepEqual(problems, []);
   await close();

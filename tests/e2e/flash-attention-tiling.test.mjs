@@ -5,7 +5,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadModule } from '../wasm/load.mjs';
-import { assertFoldsBehind, printInteractionTime, screenshot, settledHash, startSite } from './browser.mjs';
+import { assertFoldsBehind, printInteractionTime, screenshot, settled, settledHash, startSite } from './browser.mjs';
 import { sweepFor } from '../../scripts/interaction-sweeps.mjs';
 
 const VIZ = '/visualizations/flash-attention-tiling/';
@@ -33,18 +33,6 @@ const shown = (x) => (x === -Infinity ? '−∞' : x.toFixed(2).replace('-', '�
 
 const bytesOf = (page, cls) => page.locator(`.memory-bar.${cls}`).getAttribute('data-bytes').then(Number);
 const stepFromUrl = async (page) => Number((await settledHash(page)).step);
-
-// Numbers glide to their new value; wait (up to 3 s) for a text to settle, then return it.
-async function settled(locator) {
-  let last;
-  for (let i = 0; i < 30; i++) {
-    const text = await locator.textContent();
-    if (text === last) return text;
-    last = text;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return last;
-}
 
 async function expectCountersAt(page, steps, i, label) {
   assert.equal(await bytesOf(page, 'hbm-read'), steps[i].hbmBytesRead, `${label}: HBM read`);
@@ -82,7 +70,7 @@ test('a tile step shows the m, ℓ and counters of the core trace; the narration
 test('controls: Standard mode stores S and P, causal skips blocks, FA1 order and block sizes follow the core', async () => {
   const { page, problems, close } = await site.open(`${VIZ}#step=0`);
   // Standard attention: the N x N counter rises with the trace's hbmBytesStored.
-  await page.getByRole('button', { name: 'Standard attention' }).click();
+  await page.getByRole('radio', { name: 'Standard attention' }).click();
   const std = standardSteps();
   assert.equal(await page.getByTestId('step-count').textContent(), `step 1 / ${std.length}`);
   for (let i = 0; i < 25; i++) await page.getByRole('button', { name: /Step forward/ }).click();
@@ -94,7 +82,7 @@ test('controls: Standard mode stores S and P, causal skips blocks, FA1 order and
   await screenshot(page, 'flash-attention-tiling-standard');
 
   // Back to FlashAttention, causal: the skipped blocks are the trace's skip steps.
-  await page.getByRole('button', { name: 'FlashAttention', exact: true }).click();
+  await page.getByRole('radio', { name: 'FlashAttention', exact: true }).click();
   await page.getByLabel('Causal mask').check();
   const causal = flashSteps({ causal: true });
   assert.equal(await page.locator('.attn-cell.skipped').count(), causal.filter((s) => s.kind === 'skip').length);
@@ -102,7 +90,7 @@ test('controls: Standard mode stores S and P, causal skips blocks, FA1 order and
   await expectCountersAt(page, causal, await stepFromUrl(page), 'causal');
 
   // FA1 order with Br = 8: the step count and counters are those of the fa1 trace.
-  await page.getByRole('button', { name: /FA1/ }).click();
+  await page.getByRole('radio', { name: /FA1/ }).click();
   await page.locator('select[name="br"]').selectOption('8');
   const fa1 = flashSteps({ causal: true, br: 8 }, 'fa1');
   assert.equal(await page.getByTestId('step-count').textContent(), `step ${(await stepFromUrl(page)) + 1} / ${fa1.length}`);
@@ -128,7 +116,7 @@ test('the URL hash restores every setting and the step, and is written back unch
   assert.equal(await page.locator('select[name="n"]').inputValue(), '32');
   assert.equal(await page.locator('select[name="bc"]').inputValue(), '4');
   assert.equal(await page.getByLabel('Causal mask').isChecked(), true);
-  assert.equal(await page.getByRole('button', { name: /FA1/ }).getAttribute('aria-pressed'), 'true');
+  assert.equal(await page.getByRole('radio', { name: /FA1/ }).getAttribute('aria-checked'), 'true');
   assert.deepEqual(problems, []);
   await close();
 });
@@ -162,6 +150,26 @@ test('keyboard: arrows step, Home resets, Space plays; focus is visible', async 
   await page.keyboard.press(' ');
   await page.waitForFunction(() => Number(location.hash.match(/step=(\d+)/)[1]) >= 3, null, { timeout: 5000 });
   await page.keyboard.press(' ');  // pause
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+test('a choice of settings is a radio group: one tab stop, arrow keys move the choice, not the step', async () => {
+  const { page, problems, close } = await site.open(`${VIZ}#step=3`);
+  const focused = () => page.evaluate(() => document.activeElement.textContent);
+  await page.keyboard.press('Tab');
+  assert.equal(await focused(), 'FlashAttention');
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await focused(), 'Standard attention');
+  assert.equal(await page.getByRole('radio', { name: 'Standard attention' }).getAttribute('aria-checked'), 'true');
+  assert.match(await page.getByTestId('step-count').textContent(), new RegExp(` / ${standardSteps().length}$`));
+  assert.equal((await settledHash(page)).mode, 'standard');
+  await page.keyboard.press('ArrowRight');  // past the last choice: back to the first
+  assert.equal(await focused(), 'FlashAttention');
+  assert.equal(await stepFromUrl(page), 3);
+  // The unchosen radio is not a tab stop: Tab goes on to the causal checkbox.
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement.type), 'checkbox');
   assert.deepEqual(problems, []);
   await close();
 });

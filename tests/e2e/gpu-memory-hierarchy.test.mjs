@@ -137,7 +137,7 @@ test('reduced motion: no entry animation, Play jumps from stop to stop', async (
 
 test('at 375 px nothing overflows and secondary controls fold', async () => {
   const { page, problems, close } = await site.open(`${VIZ}#step=8`, { viewport: { width: 375, height: 812 } });
-  await assertFoldsBehind(page, page.getByRole('spinbutton', { name: 'Attention heads' }), 'More');
+  await assertFoldsBehind(page, page.getByRole('spinbutton', { name: 'Attention heads' }), 'More controls');
   await screenshot(page, 'gpu-memory-hierarchy-375');
   assert.deepEqual(problems, []);
   await close();

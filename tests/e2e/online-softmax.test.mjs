@@ -4,7 +4,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadModule } from '../wasm/load.mjs';
-import { horizontalOverflow, screenshot, settledHash, startSite } from './browser.mjs';
+import { horizontalOverflow, screenshot, settled, settledHash, startSite } from './browser.mjs';
 
 const VIZ = '/visualizations/online-softmax/';
 let site;
@@ -22,18 +22,6 @@ const expectedSteps = (seed) => core.flashForwardTrace({ ...example(seed), block
 const shown = (x) => (x === -Infinity ? '−∞' : x.toFixed(3).replace('-', '−'));
 const stateM = (page) => page.locator('[data-testid="state-m"] [data-value]').first();
 const stateL = (page) => page.locator('[data-testid="state-ℓ"] [data-value]').first();
-
-// Numbers glide to their new value; wait (up to 3 s) for the text to settle, then return it.
-async function settled(locator) {
-  let last;
-  for (let i = 0; i < 30; i++) {
-    const text = await locator.textContent();
-    if (text === last) return text;
-    last = text;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return last;
-}
 
 test('each step shows the m and ℓ of the core trace; Step forward advances', async () => {
   const { page, problems, close } = await site.open(`${VIZ}#seed=19`);

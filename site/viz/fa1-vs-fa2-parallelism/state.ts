@@ -1,44 +1,29 @@
 // The figure's state: the launch (GPU, batch, heads, N, d, causal) and the clock over waves,
 // restored from and written to the URL hash. A launch the core rejects (e.g. more thread blocks
 // than the in-browser limit) keeps the last good figure on screen and sets `error`.
-import { batch, signal } from '@preact/signals';
 import type { AttnFlash } from '../../../wasm/load';
-import { readHash, syncHash } from '../shared/hashState';
+import { createConfigured } from '../shared/configured';
+import { hashNumber, readHash, syncHash } from '../shared/hashState';
 import { createClock } from '../shared/stepper';
 import { buildFigure, DEFAULT_CONFIG, type Config, type Figure } from './model';
 
 function configFromHash(hash: Record<string, string>): Config {
-  const num = (key: string, fallback: number) => (hash[key] === undefined ? fallback : Number(hash[key]));
   return {
     gpu: hash.gpu ?? DEFAULT_CONFIG.gpu,
-    batch: num('batch', DEFAULT_CONFIG.batch),
-    heads: num('heads', DEFAULT_CONFIG.heads),
-    n: num('n', DEFAULT_CONFIG.n),
-    d: num('d', DEFAULT_CONFIG.d),
+    batch: hashNumber(hash, 'batch', DEFAULT_CONFIG.batch),
+    heads: hashNumber(hash, 'heads', DEFAULT_CONFIG.heads),
+    n: hashNumber(hash, 'n', DEFAULT_CONFIG.n),
+    d: hashNumber(hash, 'd', DEFAULT_CONFIG.d),
     causal: hash.causal === undefined ? DEFAULT_CONFIG.causal : hash.causal === '1',
   };
 }
 
 export function createFigureState(core: AttnFlash) {
   const hash = readHash();
-  const figure = signal<Figure>(buildFigure(core, DEFAULT_CONFIG));
-  const error = signal<string | null>(null);
+  const { figure, error, configure } = createConfigured<Config, Figure>((c) => buildFigure(core, c), DEFAULT_CONFIG,
+    () => 'The core rejected this launch', (next, _, atStep) => clock.setStops(next.stops, atStep ?? next.openStep));
   // Opens mid-launch, when FA2 fills the SMs and FA1 does not (the utilisations are on screen anyway).
   const clock = createClock(figure.value.stops, figure.value.openStep, 9000);
-
-  const configure = (change: Partial<Config>, atStep?: number) => {
-    const config = { ...figure.value.config, ...change };
-    try {
-      const next = buildFigure(core, config);
-      batch(() => {
-        figure.value = next;
-        error.value = null;
-        clock.setStops(next.stops, atStep ?? next.openStep);
-      });
-    } catch (e) {
-      error.value = `The core rejected this launch: ${(e as Error).message}`;
-    }
-  };
   if (Object.keys(hash).length > 0) configure(configFromHash(hash), hash.step === undefined ? undefined : Number(hash.step));
 
   syncHash(() => {

@@ -1,7 +1,8 @@
 // The configuration: the schedule (the figure's main toggle) always in view; GPU, precision and
 // head dim next to it; consumers and key blocks behind "More" on narrow screens.
-import { useState } from 'preact/hooks';
+import { MoreControls } from '../shared/MoreControls';
 import { NumberSelect } from '../shared/NumberSelect';
+import { Segmented } from '../shared/Segmented';
 import { GPUS, HEAD_DIMS, PRECISIONS, SCHEDULES } from './model';
 import type { FigureState } from './state';
 
@@ -9,31 +10,23 @@ import type { FigureState } from './state';
 export function Controls({ state }: { state: FigureState }) {
   const { figure, configure } = state;
   const c = figure.value.config;
-  const [more, setMore] = useState(false);
   return (
     <div class="controls">
-      <div class="schedules" role="radiogroup" aria-label="Schedule">
-        {SCHEDULES.map((s) => (
-          <button key={s.name} type="button" role="radio" aria-checked={c.schedule === s.name}
-            class={c.schedule === s.name ? 'selected' : ''} onClick={() => configure({ schedule: s.name })}>
-            {s.label}
-          </button>
-        ))}
-      </div>
+      <Segmented label="Schedule" class="schedules" value={c.schedule} onChange={(schedule) => configure({ schedule })}
+        choices={SCHEDULES.map((s) => ({ value: s.name, text: s.label }))} />
       <div class="settings">
         <label>GPU <select value={c.gpu} onChange={(e) => configure({ gpu: e.currentTarget.value })}>
           {GPUS.map((g) => <option key={g.id} value={g.id}>{g.label}</option>)}
         </select></label>
         <label>Head dim <NumberSelect value={c.headDim} choices={HEAD_DIMS} onChange={(headDim) => configure({ headDim })} /></label>
-        <button type="button" class="more-toggle" aria-expanded={more} onClick={() => setMore(!more)}>More</button>
-        <div class={more ? 'secondary open' : 'secondary'}>
+        <MoreControls>
           <label>Precision <select value={c.precision} onChange={(e) => configure({ precision: e.currentTarget.value as (typeof PRECISIONS)[number] })}>
             {PRECISIONS.map((p) => <option key={p} value={p}>{p.toUpperCase()}</option>)}
           </select></label>
           <label>Consumers <NumberSelect value={c.consumers} choices={[2, 3, 4]} onChange={(consumers) => configure({ consumers })} /></label>
           <label>Key blocks <input type="number" min={1} max={64} value={String(c.iterations)}
             onChange={(e) => configure({ iterations: Number(e.currentTarget.value) })} /></label>
-        </div>
+        </MoreControls>
       </div>
     </div>
   );

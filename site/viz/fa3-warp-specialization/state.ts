@@ -1,46 +1,33 @@
 // The figure's state: the configuration (GPU, precision, head dim, consumers, key blocks, schedule)
 // and the playback position, restored from and written to the URL hash. A configuration the core
 // rejects keeps the last good figure on screen and sets `error`, which the page displays.
-import { batch, signal } from '@preact/signals';
 import type { AttnFlash, Fa3ScheduleName } from '../../../wasm/load';
-import { readHash, syncHash } from '../shared/hashState';
+import { createConfigured } from '../shared/configured';
+import { hashNumber, readHash, syncHash } from '../shared/hashState';
 import { createStepper } from '../shared/stepper';
 import { buildFigure, DEFAULT_CONFIG, type Config, type Figure } from './model';
 
 function configFromHash(hash: Record<string, string>): Config {
-  const num = (key: string, fallback: number) => (hash[key] === undefined ? fallback : Number(hash[key]));
   return {
     gpu: hash.gpu ?? DEFAULT_CONFIG.gpu,
     precision: (hash.prec ?? DEFAULT_CONFIG.precision) as Config['precision'],
-    headDim: num('d', DEFAULT_CONFIG.headDim),
-    consumers: num('wg', DEFAULT_CONFIG.consumers),
-    iterations: num('blocks', DEFAULT_CONFIG.iterations),
+    headDim: hashNumber(hash, 'd', DEFAULT_CONFIG.headDim),
+    consumers: hashNumber(hash, 'wg', DEFAULT_CONFIG.consumers),
+    iterations: hashNumber(hash, 'blocks', DEFAULT_CONFIG.iterations),
     schedule: (hash.schedule ?? DEFAULT_CONFIG.schedule) as Fa3ScheduleName,
   };
 }
 
 export function createFigureState(core: AttnFlash) {
   const hash = readHash();
-  const figure = signal<Figure>(buildFigure(core, DEFAULT_CONFIG));
-  const error = signal<string | null>(null);
+  // After a change the timeline jumps to its end, so the new total is visible at once.
+  const { figure, error, configure } = createConfigured<Config, Figure>((c) => buildFigure(core, c), DEFAULT_CONFIG,
+    () => 'The core rejected this configuration', (next, _, atStep) => {
+      stepper.playing.value = false;
+      stepper.count.value = next.events.length;
+      stepper.seek(atStep ?? next.events.length - 1);
+    });
   const stepper = createStepper(figure.value.events.length, figure.value.events.length - 1);
-
-  // Applies a change; the timeline jumps to its end so the new total is visible at once.
-  const configure = (change: Partial<Config>, atStep?: number) => {
-    const config = { ...figure.value.config, ...change };
-    try {
-      const next = buildFigure(core, config);
-      batch(() => {
-        figure.value = next;
-        error.value = null;
-        stepper.playing.value = false;
-        stepper.count.value = next.events.length;
-        stepper.seek(atStep ?? next.events.length - 1);
-      });
-    } catch (e) {
-      error.value = `The core rejected this configuration: ${(e as Error).message}`;
-    }
-  };
   if (Object.keys(hash).length > 0) configure(configFromHash(hash), hash.step === undefined ? undefined : Number(hash.step));
 
   syncHash(() => {

@@ -7,6 +7,10 @@ export function readHash(): Record<string, string> {
   return Object.fromEntries(new URLSearchParams(window.location.hash.slice(1)));
 }
 
+/** The number under `key` as typed (not clamped: the core says what is allowed), or `fallback`. */
+export const hashNumber = (hash: Record<string, string>, key: string, fallback: number): number =>
+  (hash[key] === undefined ? fallback : Number(hash[key]));
+
 function writeHash(values: Record<string, string | number>): void {
   const params = new URLSearchParams(Object.entries(values).map(([k, v]) => [k, String(v)]));
   // replaceState: stepping through a figure should not fill the browser history.

@@ -1,1 +1,0 @@
-import{b as e,v as t,y as n}from"./hashState-lrC48qnm.js";function r(r=640){let i=n(null),[a,o]=e(r);return t(()=>{let e=i.current;if(!e)return;o(Math.round(e.getBoundingClientRect().width));let t=new ResizeObserver(([e])=>o(Math.round(e.contentRect.width)));return t.observe(e),()=>t.disconnect()},[]),[i,a]}export{r as t};
