@@ -1,4 +1,4 @@
-// The launch: GPU and batch size always in view; heads, N, d and causal behind "More" on narrow
+// The launch: GPU and batch size always in view; heads, N, d and causal behind "More controls" on narrow
 // screens.
 import { MoreControls } from '../shared/MoreControls';
 import { NumberSelect } from '../shared/NumberSelect';

@@ -1,5 +1,5 @@
 // The configuration: the schedule (the figure's main toggle) always in view; GPU, precision and
-// head dim next to it; consumers and key blocks behind "More" on narrow screens.
+// head dim next to it; consumers and key blocks behind "More controls" on narrow screens.
 import { MoreControls } from '../shared/MoreControls';
 import { NumberSelect } from '../shared/NumberSelect';
 import { Segmented } from '../shared/Segmented';

@@ -1,5 +1,5 @@
 // The configuration: GPU and standard/flash always in view with the N slider; d beside them;
-// heads behind "More" on narrow screens.
+// heads behind "More controls" on narrow screens.
 import { MoreControls } from '../shared/MoreControls';
 import { NumberSelect } from '../shared/NumberSelect';
 import { Segmented } from '../shared/Segmented';
