@@ -4,7 +4,8 @@
 //   initial    the configuration the page opens with
 //   rejected   the words before the core's message, e.g. "The core rejected this launch"
 //   place      runs with each new figure, in the same batch, to move the figure's stepper or clock
-//              to where the new figure should open (`atStep` when the caller names a step)
+//              to where the new figure should open (`atStep` when the caller names a step); only
+//              `configure` calls it, so it may use a stepper the figure creates from `figure` after this
 // `configure(change, atStep)` builds the figure again with `change` applied. A rejected
 // configuration leaves the last good figure on screen, so the page keeps working, and sets `error`.
 import { batch, signal } from '@preact/signals';
