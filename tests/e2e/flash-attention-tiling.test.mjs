@@ -67,6 +67,48 @@ test('a tile step shows the m, ℓ and counters of the core trace; the narration
   await close();
 });
 
+// The live values of the equations card, slot by slot (the first slot of each name).
+const slotValues = (page) => page.locator('.card.equations:not(.parked)').evaluate((card) =>
+  Object.fromEntries([...card.querySelectorAll('[data-slot]')].reverse().map((el) => [el.dataset.slot, el.textContent])));
+const vec = (a) => `(${Array.from(a, shown).join(', ')})`;
+
+test('the equations show the followed row’s online-softmax update with the trace’s values', async () => {
+  const { page, problems, close } = await site.open(`${VIZ}#step=8`);
+  const steps = flashSteps();
+  const s = steps[8];
+  // The followed row is the one whose max rose most; before this tile it stood where the Q block's previous tile left it.
+  const local = Array.from(s.rescale).reduce((best, x, i) => (x > 0 && x < 1 && (best < 0 || x < s.rescale[best]) ? i : best), -1);
+  assert.ok(local >= 0, 'the default example rescales at step 8');
+  const prev = steps.slice(0, 8).findLast((t) => t.kind === 'tile' && t.qBlock === s.qBlock);
+  const cols = s.colEnd - s.colBegin;
+  const scores = Array.from(s.scores.subarray(local * cols, (local + 1) * cols));
+  const rowsum = Array.from(s.weights.subarray(local * cols, (local + 1) * cols)).reduce((a, x) => a + x, 0);
+  // The figure's update formula holds for the trace's own numbers (float32 arithmetic).
+  assert.ok(Math.abs(s.rescale[local] * prev.l[local] + rowsum - s.l[local]) <= 1e-5 * s.l[local], 'ℓ_new = α ℓ_old + Σ e^(S − m_new)');
+  assert.equal(s.rescale[local].toFixed(6), Math.exp(prev.m[local] - s.m[local]).toFixed(6), 'α = e^(m_old − m_new)');
+  assert.match(await page.locator('.card.equations:not(.parked) h2').textContent(), new RegExp(`^Row ${s.rowBegin + local + 1} its running max rose`));
+  assert.deepEqual(await slotValues(page), {
+    mold: shown(prev.m[local]), tilemax: shown(Math.max(...scores)), mnew: shown(s.m[local]), alpha: shown(s.rescale[local]),
+    lold: shown(prev.l[local]), rowsum: shown(rowsum), lnew: shown(s.l[local]), o: vec(s.output.subarray(local * 4, local * 4 + 4)),
+  });
+
+  // Before a row's first key, ℓ is 0: acc / ℓ is undefined, and the O slot says so.
+  await page.keyboard.press('Home');
+  assert.equal(steps[0].kind, 'load_q');
+  assert.deepEqual(await slotValues(page), { mold: '−∞', tilemax: '—', mnew: '−∞', alpha: '—', lold: '0.00', rowsum: '—', lnew: '0.00', o: '—' });
+
+  // Standard attention: a row's m and ℓ are unknown until its whole row of S is in HBM, then they are the trace's.
+  await page.getByRole('radio', { name: 'Standard attention' }).click();
+  const std = standardSteps();
+  const softmax = std.findIndex((t) => t.kind === 'softmax_rows' && t.qBlock === 0);
+  assert.deepEqual(await slotValues(page), { m: '?', l: '?' });
+  await page.locator('.scrubber input').fill(String(softmax));
+  assert.equal(await page.getByTestId('step-count').textContent(), `step ${softmax + 1} / ${std.length}`);
+  assert.deepEqual(await slotValues(page), { m: shown(std[softmax].m[0]), l: shown(std[softmax].l[0]) });
+  assert.deepEqual(problems, []);
+  await close();
+});
+
 test('controls: Standard mode stores S and P, causal skips blocks, FA1 order and block sizes follow the core', async () => {
   const { page, problems, close } = await site.open(`${VIZ}#step=0`);
   // Standard attention: the N x N counter rises with the trace's hbmBytesStored.

@@ -91,7 +91,8 @@ function onlineUpdate(run: Run, at: number, s: FlashStep) {
   return {
     row: r,
     note: tile ? (s.rescale[local] > 0 && s.rescale[local] < 1 ? 'its running max rose: rescale' : 'online softmax update') : 'no tile in this step',
-    values: { mold: f(before.m), tilemax, mnew: f(after.m), alpha, lold: f(before.l), rowsum, lnew: f(after.l), o: vec(after.output) },
+    // Before the row's first key, ℓ is 0 and acc / ℓ is undefined: the O slot shows a dash, not 0/0.
+    values: { mold: f(before.m), tilemax, mnew: f(after.m), alpha, lold: f(before.l), rowsum, lnew: f(after.l), o: after.l > 0 ? vec(after.output) : '—' },
   };
 }
 
