@@ -41,6 +41,29 @@ async function expectCountersAt(page, steps, i, label) {
   assert.equal(Number(await page.getByTestId('flops').locator('[data-value]').getAttribute('data-value')), steps[i].flops, `${label}: FLOPs`);
 }
 
+// A byte count as the figure prints it ("32 B", "3.3 KiB") and the largest rounding error of that text.
+const UNITS = ['B', 'KiB', 'MiB', 'GiB'];
+function parseBytes(text) {
+  const [, value, unit] = text.trim().match(/^([\d.]+) (B|KiB|MiB|GiB)$/);
+  const scale = 1024 ** UNITS.indexOf(unit);
+  return { bytes: Number(value) * scale, tolerance: unit === 'B' ? 0 : 0.05 * scale };
+}
+function assertBytesText(text, bytes, what) {
+  const shownBytes = parseBytes(text);
+  assert.ok(Math.abs(shownBytes.bytes - bytes) <= shownBytes.tolerance, `${what}: "${text}" is not ${bytes} B`);
+}
+const bytesMoved = (step, direction) => step.transfers.filter((t) => t.direction === direction).reduce((a, t) => a + t.bytes, 0);
+
+// The whole-run line: each algorithm's total HBM traffic (the last step's reads plus writes) and their ratio.
+async function expectWholeRun(page, std, flash, version) {
+  const total = (steps) => steps.at(-1).hbmBytesRead + steps.at(-1).hbmBytesWritten;
+  assertBytesText(await page.getByTestId('total-standard').textContent(), total(std), 'standard, whole run');
+  assertBytesText(await page.getByTestId('total-flash').textContent(), total(flash), `FlashAttention-${version}, whole run`);
+  const line = await page.locator('.whole-run').textContent();
+  assert.match(line, new RegExp(`FlashAttention-${version} `));
+  assert.equal(line.match(/\(([\d.]+)× less\)/)[1], (total(std) / total(flash)).toFixed(1));
+}
+
 test('a tile step shows the m, ℓ and counters of the core trace; the narration quotes them', async () => {
   const { page, problems, close } = await site.open(`${VIZ}#step=8`);
   const steps = flashSteps();
@@ -52,6 +75,11 @@ test('a tile step shows the m, ℓ and counters of the core trace; the narration
   }
   await expectCountersAt(page, steps, 8, 'step 8');
   assert.equal(await bytesOf(page, 'nn-bytes'), 0, 'FlashAttention stores no S or P');
+  await expectWholeRun(page, standardSteps(), steps, 2);
+  // The loop's counters are the step's blocks; the caption's bytes are the step's transfers.
+  const blocks = (key) => Math.max(...steps.map((t) => t[key])) + 1;
+  assert.deepEqual(await page.locator('.code .counter').allTextContents(), [`i = ${s.qBlock + 1} of ${blocks('qBlock')}`, `j = ${s.kBlock + 1} of ${blocks('kBlock')}`]);
+  assertBytesText((await page.locator('.step-caption .moved').textContent()).match(/\(([^)]+)\)$/)[1], bytesMoved(s, 'read'), 'caption, bytes read');
   // The narration follows the row whose max rose most: its rescale factor and new max are the trace's.
   let row = -1;
   for (let i = 0; i < s.rescale.length; i++) if (s.rescale[i] > 0 && s.rescale[i] < 1 && (row < 0 || s.rescale[i] < s.rescale[row])) row = i;
@@ -120,6 +148,8 @@ test('controls: Standard mode stores S and P, causal skips blocks, FA1 order and
   assert.equal(await bytesOf(page, 'nn-bytes'), std[25].hbmBytesStored);
   assert.ok(std[25].hbmBytesStored > 0);
   await expectCountersAt(page, std, 25, 'standard step 25');
+  assert.equal(std[25].kind, 'pv_tile');
+  assertBytesText((await page.getByTestId('narration').textContent()).match(/read from HBM again \(([^)]+)\)/)[1], bytesMoved(std[25], 'read'), 'narration, bytes read');
   await page.waitForTimeout(600);
   await screenshot(page, 'flash-attention-tiling-standard');
 
@@ -140,6 +170,7 @@ test('controls: Standard mode stores S and P, causal skips blocks, FA1 order and
   await page.getByRole('button', { name: /Reset/ }).click();
   for (let i = 0; i < 4; i++) await page.getByRole('button', { name: /Step forward/ }).click();
   await expectCountersAt(page, fa1, 4, 'fa1 step 4');
+  await expectWholeRun(page, standardSteps({ causal: true, br: 8 }), fa1, 1);
   const hash = await settledHash(page);
   assert.equal(hash.order, 'fa1');
   assert.equal(hash.br, '8');
@@ -274,6 +305,9 @@ test('at 375 px nothing overflows, panels stack and secondary controls fold behi
   // The row table replaces the stage's m and ℓ columns; its values are the trace's.
   const s = flashSteps()[8];
   assert.equal(await settled(page.getByTestId(`m-${s.rowBegin + 1}`)), shown(s.m[0]));
+  const rows = await page.locator('.row-table tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+  assert.deepEqual(rows, Array.from({ length: s.rowEnd - s.rowBegin }, (_, i) =>
+    [String(s.rowBegin + i + 1), shown(s.m[i]), shown(s.l[i]), shown(s.rescale[i]), vec(s.output.subarray(4 * i, 4 * i + 4))]));
   await page.waitForTimeout(600);
   await screenshot(page, 'flash-attention-tiling-375');
   assert.deepEqual(problems, []);
