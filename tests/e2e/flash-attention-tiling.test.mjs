@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { loadModule } from '../wasm/load.mjs';
 import { assertFoldsBehind, printInteractionTime, screenshot, settled, settledHash, startSite } from './browser.mjs';
 import { sweepFor } from '../../scripts/interaction-sweeps.mjs';
+import { fmt, fmtBytes } from './figure-format.mjs';
 
 const VIZ = '/visualizations/flash-attention-tiling/';
 const SWEEP = sweepFor('flash-attention-tiling');
@@ -29,7 +30,7 @@ function input({ n = 16, d = 4, br = 4, bc = 4, causal = false } = {}) {
 }
 const flashSteps = (cfg = {}, order = 'fa2') => core.flashForwardTrace({ ...input(cfg), loopOrder: order }).steps;
 const standardSteps = (cfg = {}) => core.standardAttentionTrace(input(cfg)).steps;
-const shown = (x) => (x === -Infinity ? '−∞' : x.toFixed(2).replace('-', '−').replace(/^−(0\.00)$/, '$1'));
+const shown = (x) => fmt(x, 2);
 
 const bytesOf = (page, cls) => page.locator(`.memory-bar.${cls}`).getAttribute('data-bytes').then(Number);
 const stepFromUrl = async (page) => Number((await settledHash(page)).step);
@@ -41,17 +42,7 @@ async function expectCountersAt(page, steps, i, label) {
   assert.equal(Number(await page.getByTestId('flops').locator('[data-value]').getAttribute('data-value')), steps[i].flops, `${label}: FLOPs`);
 }
 
-// A byte count as the figure prints it ("32 B", "3.3 KiB") and the largest rounding error of that text.
-const UNITS = ['B', 'KiB', 'MiB', 'GiB'];
-function parseBytes(text) {
-  const [, value, unit] = text.trim().match(/^([\d.]+) (B|KiB|MiB|GiB)$/);
-  const scale = 1024 ** UNITS.indexOf(unit);
-  return { bytes: Number(value) * scale, tolerance: unit === 'B' ? 0 : 0.05 * scale };
-}
-function assertBytesText(text, bytes, what) {
-  const shownBytes = parseBytes(text);
-  assert.ok(Math.abs(shownBytes.bytes - bytes) <= shownBytes.tolerance, `${what}: "${text}" is not ${bytes} B`);
-}
+const assertBytesText = (text, bytes, what) => assert.equal(text, fmtBytes(bytes), what);
 const bytesMoved = (step, direction) => step.transfers.filter((t) => t.direction === direction).reduce((a, t) => a + t.bytes, 0);
 
 // The whole-run line: each algorithm's total HBM traffic (the last step's reads plus writes) and their ratio.
@@ -61,7 +52,7 @@ async function expectWholeRun(page, std, flash, version) {
   assertBytesText(await page.getByTestId('total-flash').textContent(), total(flash), `FlashAttention-${version}, whole run`);
   const line = await page.locator('.whole-run').textContent();
   assert.match(line, new RegExp(`FlashAttention-${version} `));
-  assert.equal(line.match(/\(([\d.]+)× less\)/)[1], (total(std) / total(flash)).toFixed(1));
+  assert.equal(line.match(/\(([\d.]+)× less\)/)[1], fmt(total(std) / total(flash), 1));
 }
 
 test('a tile step shows the m, ℓ and counters of the core trace; the narration quotes them', async () => {

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { loadModule } from '../wasm/load.mjs';
 import { assertFoldsBehind, printInteractionTime, screenshot, settledHash, startSite } from './browser.mjs';
 import { sweepFor } from '../../scripts/interaction-sweeps.mjs';
+import { fmtBytes, fmtSeconds } from './figure-format.mjs';
 
 const VIZ = '/visualizations/gpu-memory-hierarchy/';
 const SWEEP = sweepFor('gpu-memory-hierarchy');
@@ -19,17 +20,53 @@ const predict = (gpu, n, d, heads, algorithm) =>
   core.predictAttention({ gpu, batch: 1, heads, qLen: n, headDim: d, algorithm, precision: 'fp16' });
 const near = (a, b, what) => assert.ok(Math.abs(a - b) <= 1e-9 * Math.abs(b), `${what}: ${a} != ${b}`);
 const seconds = async (page, id) => Number(await page.getByTestId(id).getAttribute('data-seconds'));
+// Vendor units as the figure prints them (fmtDecimal in its model.ts, which the test cannot load):
+// three significant digits after an SI prefix, as in "2.04 TB/s" and "80.0 GB".
+const decimal = (x, unit) => {
+  const e = Math.min(Math.floor(Math.log10(x) / 3), 5);
+  return `${(x / 1000 ** e).toPrecision(3)} ${['', 'k', 'M', 'G', 'T', 'P'][e]}${unit}`;
+};
+// The stopwatch's readouts of the run on screen, against the core's prediction `r` of it.
+async function assertRunReadouts(page, r, what) {
+  near(await seconds(page, 'total-time'), r.timeS, `${what} time`);
+  assert.equal(await page.getByTestId('total-time').textContent(), fmtSeconds(r.timeS));
+  near(Number(await page.getByTestId('hbm-total').getAttribute('data-bytes')), r.hbmBytes, `${what} HBM bytes`);
+  assert.equal(await page.getByTestId('hbm-total').textContent(), decimal(r.hbmBytes, 'B'));
+  assert.equal(await page.getByTestId('bound').textContent(), r.bound === 'memory' ? 'HBM bandwidth' : 'tensor cores');
+  assert.equal(await page.getByTestId('intensity').textContent(), r.arithmeticIntensity.toFixed(0));
+  assert.equal(await page.getByTestId('busy').textContent(), `${(100 * r.computeTimeS / r.timeS).toFixed(0)}%`);
+}
+// Bytes an HBM bar holds (its meter's value; the visible counter glides towards it).
+const barBytes = async (page, name) => Number(await page.getByRole('meter', { name }).getAttribute('aria-valuenow'));
+// The ruler's note: standard attention's S and P of one layer against the whole HBM, and
+// FlashAttention's FP16 S tile (its block sizes from the core) against one SM's SRAM.
+async function assertRulerNote(page, gpu, n, d, heads) {
+  const preset = core.gpuPreset(gpu), fl = predict(gpu, n, d, heads, 'flash');
+  const sp = 2 * core.scoreMatrixFootprint({ seqLen: n, heads, elementBytes: 2 }).perLayerBytes;
+  const tile = fl.blockQ * fl.blockK * 2;
+  assert.equal(await page.getByTestId('sp-bytes').textContent(), fmtBytes(sp));
+  const note = await page.locator('.ruler-note').textContent();
+  assert.ok(note.includes(sp > preset.hbmBytes.value ? 'more than the whole HBM' : 'far beyond SRAM, so it lives in HBM'), note);
+  assert.ok(note.includes(`S tile (${fl.blockQ} × ${fl.blockK}): ${fmtBytes(tile)},${tile <= preset.sramPerSmBytes.value ? ' small enough' : ' larger than'}`), note);
+}
+// The HBM and L2 rows of the level list, against the preset.
+async function assertHbmAndL2(page, preset) {
+  assert.equal(await page.getByTestId('bw-hbm').textContent(), decimal(preset.hbmBytesPerS.value, 'B/s'));
+  assert.equal(await page.getByTestId('cap-hbm').textContent(), decimal(preset.hbmBytes.value, 'B'));
+  assert.equal(await page.getByTestId('cap-l2').textContent(), `${(preset.l2Bytes.value / 2 ** 20).toFixed(0)} MiB`);
+}
 
 test('totals, bound and preset numbers are the core\'s; FlashAttention mode switches them', async () => {
   const { page, problems, close } = await site.open(VIZ);
   const std = predict('a100-sxm-80gb', 4096, 64, 16, 'standard');
   const fl = predict('a100-sxm-80gb', 4096, 64, 16, 'flash');
-  near(await seconds(page, 'total-time'), std.timeS, 'standard time');
-  near(Number(await page.getByTestId('hbm-total').getAttribute('data-bytes')), std.hbmBytes, 'standard HBM bytes');
-  assert.equal(await page.getByTestId('bound').textContent(), std.bound === 'memory' ? 'HBM bandwidth' : 'tensor cores');
-  assert.equal(await page.getByTestId('intensity').textContent(), std.arithmeticIntensity.toFixed(0));
-  assert.equal(await page.getByTestId('busy').textContent(), `${(100 * std.computeTimeS / std.timeS).toFixed(0)}%`);
-  assert.ok((await page.getByTestId('speedup').textContent()).startsWith(`${(std.timeS / fl.timeS).toFixed(1)}× faster`));
+  await assertRunReadouts(page, std, 'standard');
+  assert.equal(await page.getByTestId('speedup').textContent(),
+    `${(std.timeS / fl.timeS).toFixed(1)}× faster, ${(std.hbmBytes / fl.hbmBytes).toFixed(1)}× fewer bytes`);
+  // The stopwatch's "ridge N" has no test id; the narration quotes the same ridge once the run is done.
+  const ridge = core.ridgePoint({ gpu: 'a100-sxm-80gb', precision: 'fp16' });
+  assert.match(await page.getByTestId('narration').textContent(), new RegExp(`the ridge of ${ridge.toFixed(0)},`));
+  await assertRulerNote(page, 'a100-sxm-80gb', 4096, 64, 16);
   // The preset's capacities, with the SM count.
   const a100 = core.gpuPreset('a100-sxm-80gb');
   assert.equal(await page.getByTestId('cap-sram').textContent(), `${a100.sramPerSmBytes.value / 1024} KiB × ${a100.smCount.value} SMs`);
@@ -40,6 +77,7 @@ test('totals, bound and preset numbers are the core\'s; FlashAttention mode swit
   assert.equal(await page.getByTestId('bw-host').textContent(), `${(a100.hostLinkBytesPerS.value / 1e9).toFixed(1)} GB/s`);
   assert.equal(a100.l2BytesPerS.value, null);
   assert.equal(await page.getByTestId('bw-l2').textContent(), 'not published');
+  await assertHbmAndL2(page, a100);
   // The SRAM / HBM gap is the core's ratio, and the lanes' dot speeds grow with log bandwidth.
   const ratio = Number(await page.getByTestId('sram-hbm-ratio').getAttribute('data-ratio'));
   near(ratio, a100.sramBytesPerS.value / a100.hbmBytesPerS.value, 'SRAM/HBM ratio');
@@ -56,10 +94,13 @@ test('totals, bound and preset numbers are the core\'s; FlashAttention mode swit
   await page.getByTestId('level-sram').focus();
   assert.ok((await page.getByTestId('sources').textContent()).includes(a100.sramBytesPerS.source));
   await page.getByRole('radio', { name: 'FlashAttention' }).click();
-  near(await seconds(page, 'total-time'), fl.timeS, 'flash time');
-  near(Number(await page.getByTestId('hbm-total').getAttribute('data-bytes')), fl.hbmBytes, 'flash HBM bytes');
+  await assertRunReadouts(page, fl, 'flash');
   assert.equal((await settledHash(page)).mode, 'flash');
   await screenshot(page, 'gpu-memory-hierarchy-1280');
+  // At the longest N, one layer's S and P no longer fit in the A100's HBM.
+  await page.getByRole('slider', { name: 'Sequence length N' }).fill('7');
+  assert.equal((await settledHash(page)).n, '65536');
+  await assertRulerNote(page, 'a100-sxm-80gb', 65536, 64, 16);
   assert.deepEqual(problems, []);
   await close();
 });
@@ -71,15 +112,26 @@ test('the URL hash restores GPU, N, d, heads, mode and the clock; the elapsed ti
   near(await seconds(page, 'total-time'), std.timeS, 'H100 standard time');
   // Stop 5 of the 20 equal slices of the standard run (flash ends later than slice 5 here).
   const fl = predict('h100-sxm', 8192, 128, 8, 'flash');
-  assert.ok(fl.timeS > (5 * std.timeS) / 20);
-  near(await seconds(page, 'elapsed'), (5 * std.timeS) / 20, 'elapsed at step 5');
+  const stop5 = (5 * std.timeS) / 20;
+  assert.ok(fl.timeS > stop5);
+  near(await seconds(page, 'elapsed'), stop5, 'elapsed at step 5');
+  // The bars hold the run's HBM bytes times the share of it elapsed.
+  near(await barBytes(page, 'HBM read'), std.hbmBytesRead * (stop5 / std.timeS), 'standard read at step 5');
+  near(await barBytes(page, 'HBM written'), std.hbmBytesWritten * (stop5 / std.timeS), 'standard written at step 5');
   const h100 = core.gpuPreset('h100-sxm');
   assert.equal(await page.getByTestId('cap-sram').textContent(), `${h100.sramPerSmBytes.value / 1024} KiB × ${h100.smCount.value} SMs`);
   near(Number(await page.getByTestId('sram-hbm-ratio').getAttribute('data-ratio')), h100.sramBytesPerS.value / h100.hbmBytesPerS.value, 'H100 SRAM/HBM ratio');
   assert.equal(await page.getByTestId('bw-host').textContent(), '128 GB/s');
+  await assertHbmAndL2(page, h100);
+  await assertRulerNote(page, 'h100-sxm', 8192, 128, 8);
   assert.deepEqual(await settledHash(page), { gpu: 'h100-sxm', n: '8192', d: '128', heads: '8', mode: 'standard', step: '5' });
   // Mid-run, the narration quotes the bytes moved so far.
   assert.match(await page.getByTestId('narration').textContent(), /read from HBM and .* written so far/);
+  // Switching to FlashAttention keeps the clock: the same instant is a larger share of its
+  // shorter run.
+  await page.getByRole('radio', { name: 'FlashAttention' }).click();
+  near(await barBytes(page, 'HBM read'), fl.hbmBytesRead * (stop5 / fl.timeS), 'flash read at step 5');
+  near(await barBytes(page, 'HBM written'), fl.hbmBytesWritten * (stop5 / fl.timeS), 'flash written at step 5');
   assert.deepEqual(problems, []);
   await close();
 });
