@@ -140,6 +140,9 @@ test('controls: Standard mode stores S and P, causal skips blocks, FA1 order and
   assert.ok(std[25].hbmBytesStored > 0);
   await expectCountersAt(page, std, 25, 'standard step 25');
   assert.equal(std[25].kind, 'pv_tile');
+  // The bar's note names the end total: S and P, 2 · N² two-byte values, as the core counts them.
+  assert.equal(std.at(-1).hbmBytesStored, 2 * 16 * 16 * 2);
+  assert.equal(await page.locator('.nn-bytes .memory-bar-note').textContent(), `S and P: 2 · N² values, ${fmtBytes(std.at(-1).hbmBytesStored)} for this head by the end.`);
   assertBytesText((await page.getByTestId('narration').textContent()).match(/read from HBM again \(([^)]+)\)/)[1], bytesMoved(std[25], 'read'), 'narration, bytes read');
   await page.waitForTimeout(600);
   await screenshot(page, 'flash-attention-tiling-standard');
