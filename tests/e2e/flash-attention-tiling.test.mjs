@@ -89,6 +89,7 @@ test('a tile step shows the m, ℓ and counters of the core trace; the narration
 // The live values of the equations card, slot by slot (the first slot of each name).
 const slotValues = (page) => page.locator('.card.equations:not(.parked)').evaluate((card) =>
   Object.fromEntries([...card.querySelectorAll('[data-slot]')].reverse().map((el) => [el.dataset.slot, el.textContent])));
+// A row of O as the figure prints it (whole, since d = 4 needs no ellipsis).
 const vec = (a) => `(${Array.from(a, shown).join(', ')})`;
 
 test('the equations show the followed row’s online-softmax update with the trace’s values', async () => {
