@@ -48,6 +48,15 @@ export async function sweepTimes(page, sweep, warmPasses = 3) {
   })()`);
 }
 
+// This machine's floor, timed the same way: an interaction that changes one text node of the page
+// (a full stop after its title) and nothing else. A shared VM's speed varies with its host's load,
+// and the figures' times rise and fall with this floor, so printing both lets times measured at
+// different moments, or on different machines, be compared.
+export const floorSweep = async (time) => {
+  const title = document.querySelector('h1').firstChild;
+  for (let i = 0; i < 20; i++) await time(() => { title.data = title.data.endsWith('.') ? title.data.slice(0, -1) : `${title.data}.`; });
+};
+
 export const percentile = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(p * xs.length) - 1)];
 
 /** The 95th percentile of `xs` per group, `groups[i]` naming the group of `xs[i]`: [group, p95] in first-seen order. */

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { launchChromium } from '../../scripts/chromium.mjs';
-import { percentile, sweepTimes, timingSummary } from '../../scripts/interaction-timing.mjs';
+import { floorSweep, percentile, sweepTimes, timingSummary } from '../../scripts/interaction-timing.mjs';
 import { serveStatic } from '../../scripts/serve-static.mjs';
 
 export const ARTIFACTS = new URL('../../test-artifacts/', import.meta.url).pathname;
@@ -94,9 +94,11 @@ export async function assertFoldsBehind(page, control, more) {
 export async function printInteractionTime(site, sweep) {
   const { page, problems, close } = await site.open(sweep.path);
   const times = await sweepTimes(page, sweep.sweep);
+  const floor = await sweepTimes(page, floorSweep);
   await page.keyboard.press('Home');
   const frames = await playingFrameIntervals(page);
-  console.log(`${timingSummary(sweep.label, times)}; playing: p95 frame interval ${percentile(frames, 0.95).toFixed(1)} ms`);
+  console.log(`${timingSummary(sweep.label, times)}; playing: p95 frame interval ${percentile(frames, 0.95).toFixed(1)} ms; ` +
+    `floor (one text node changed): p95 ${percentile(floor.warm, 0.95).toFixed(1)} ms`);
   assert.deepEqual(problems, []);
   await close();
 }
