@@ -61,6 +61,14 @@ export async function settled(locator) {
   return last;
 }
 
+// The live values of the EquationCallouts inside `container`, by slot name (a name used by several
+// formulas shows the same value in each, so its first slot stands for all).
+export const slotValues = (container) => container.evaluate((root) => {
+  const values = {};
+  for (const el of root.querySelectorAll('[data-slot]')) values[el.dataset.slot] ??= el.textContent;
+  return values;
+});
+
 export const horizontalOverflow = (page) =>
   page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 

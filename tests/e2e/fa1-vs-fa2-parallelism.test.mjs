@@ -40,7 +40,6 @@ const near = (a, b, what) => assert.ok(Math.abs(a - b) <= 1e-9 * Math.abs(b), `$
 // at a time (blocksPerSm is 1 here), so this is also the number of busy SMs.
 const runningAt = (s, t) => s.startTiles.filter((start, i) => start <= t && t < s.endTiles[i]).length;
 
-const oneDecimal = (x) => fmt(x, 1);
 const percent = (u) => `${fmt(100 * u, 1)}%`;
 const gain = (exp) => exp.fa1.timeS / exp.fa2.timeS;
 
@@ -51,7 +50,7 @@ async function checkSides(page, exp) {
     near(Number(await page.locator(`.${key}-util`).getAttribute('data-value')), 100 * exp[key].util, `${key} utilisation`);
     near(Number(await page.getByTestId(`${key}-time`).getAttribute('data-seconds')), exp[key].timeS, `${key} time`);
     // The text a reader sees, with FA2's "(N× faster)" badge when it beats FA1 by more than rounding (Panel.tsx).
-    const badge = key === 'fa2' && gain(exp) > 1.0005 ? ` (${oneDecimal(gain(exp))}× faster)` : '';
+    const badge = key === 'fa2' && gain(exp) > 1.0005 ? ` (${fmt(gain(exp), 1)}× faster)` : '';
     assert.equal(await page.getByTestId(`${key}-time`).textContent(), fmtSeconds(exp[key].timeS) + badge, `${key} time as shown`);
   }
 }
@@ -72,7 +71,7 @@ async function checkDoneNarration(page, exp) {
   assert.ok(m, `done narration: ${text}`);
   assert.deepEqual({ ...m.groups }, {
     util1: percent(exp.fa1.util), time1: fmtSeconds(exp.fa1.timeS), util2: percent(exp.fa2.util), time2: fmtSeconds(exp.fa2.timeS),
-    gain: gain(exp) > 1.05 ? oneDecimal(gain(exp)) : undefined,
+    gain: gain(exp) > 1.05 ? fmt(gain(exp), 1) : undefined,
   }, 'done narration');
 }
 

@@ -5,7 +5,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadModule } from '../wasm/load.mjs';
-import { assertFoldsBehind, printInteractionTime, screenshot, settled, settledHash, startSite } from './browser.mjs';
+import { assertFoldsBehind, printInteractionTime, screenshot, settled, settledHash, slotValues, startSite } from './browser.mjs';
 import { sweepFor } from '../../scripts/interaction-sweeps.mjs';
 import { fmt, fmtBytes } from './figure-format.mjs';
 
@@ -86,9 +86,8 @@ test('a tile step shows the m, ℓ and counters of the core trace; the narration
   await close();
 });
 
-// The live values of the equations card, slot by slot (the first slot of each name).
-const slotValues = (page) => page.locator('.card.equations:not(.parked)').evaluate((card) =>
-  Object.fromEntries([...card.querySelectorAll('[data-slot]')].reverse().map((el) => [el.dataset.slot, el.textContent])));
+// The equations card of the mode shown (the other one is parked).
+const equationCard = (page) => page.locator('.card.equations:not(.parked)');
 // A row of O as the figure prints it (whole, since d = 4 needs no ellipsis).
 const vec = (a) => `(${Array.from(a, shown).join(', ')})`;
 
@@ -106,8 +105,8 @@ test('the equations show the followed row’s online-softmax update with the tra
   // The figure's update formula holds for the trace's own numbers (float32 arithmetic).
   assert.ok(Math.abs(s.rescale[local] * prev.l[local] + rowsum - s.l[local]) <= 1e-5 * s.l[local], 'ℓ_new = α ℓ_old + Σ e^(S − m_new)');
   assert.equal(s.rescale[local].toFixed(6), Math.exp(prev.m[local] - s.m[local]).toFixed(6), 'α = e^(m_old − m_new)');
-  assert.match(await page.locator('.card.equations:not(.parked) h2').textContent(), new RegExp(`^Row ${s.rowBegin + local + 1} its running max rose`));
-  assert.deepEqual(await slotValues(page), {
+  assert.match(await equationCard(page).locator('h2').textContent(), new RegExp(`^Row ${s.rowBegin + local + 1} its running max rose`));
+  assert.deepEqual(await slotValues(equationCard(page)), {
     mold: shown(prev.m[local]), tilemax: shown(Math.max(...scores)), mnew: shown(s.m[local]), alpha: shown(s.rescale[local]),
     lold: shown(prev.l[local]), rowsum: shown(rowsum), lnew: shown(s.l[local]), o: vec(s.output.subarray(local * 4, local * 4 + 4)),
   });
@@ -115,16 +114,16 @@ test('the equations show the followed row’s online-softmax update with the tra
   // Before a row's first key, ℓ is 0: acc / ℓ is undefined, and the O slot says so.
   await page.keyboard.press('Home');
   assert.equal(steps[0].kind, 'load_q');
-  assert.deepEqual(await slotValues(page), { mold: '−∞', tilemax: '—', mnew: '−∞', alpha: '—', lold: '0.00', rowsum: '—', lnew: '0.00', o: '—' });
+  assert.deepEqual(await slotValues(equationCard(page)), { mold: '−∞', tilemax: '—', mnew: '−∞', alpha: '—', lold: '0.00', rowsum: '—', lnew: '0.00', o: '—' });
 
   // Standard attention: a row's m and ℓ are unknown until its whole row of S is in HBM, then they are the trace's.
   await page.getByRole('radio', { name: 'Standard attention' }).click();
   const std = standardSteps();
   const softmax = std.findIndex((t) => t.kind === 'softmax_rows' && t.qBlock === 0);
-  assert.deepEqual(await slotValues(page), { m: '?', l: '?' });
+  assert.deepEqual(await slotValues(equationCard(page)), { m: '?', l: '?' });
   await page.locator('.scrubber input').fill(String(softmax));
   assert.equal(await page.getByTestId('step-count').textContent(), `step ${softmax + 1} / ${std.length}`);
-  assert.deepEqual(await slotValues(page), { m: shown(std[softmax].m[0]), l: shown(std[softmax].l[0]) });
+  assert.deepEqual(await slotValues(equationCard(page)), { m: shown(std[softmax].m[0]), l: shown(std[softmax].l[0]) });
   assert.deepEqual(problems, []);
   await close();
 });

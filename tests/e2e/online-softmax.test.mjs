@@ -4,7 +4,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadModule } from '../wasm/load.mjs';
-import { horizontalOverflow, screenshot, settled, settledHash, startSite } from './browser.mjs';
+import { horizontalOverflow, screenshot, settled, settledHash, slotValues, startSite } from './browser.mjs';
 import { fmt } from './figure-format.mjs';
 
 const VIZ = '/visualizations/online-softmax/';
@@ -31,9 +31,6 @@ const stateRescale = (page) => page.locator('[data-testid="state-e^(m_old − m_
 const stateO = (page) => page.locator('[data-testid="state-O"] dd');
 // The "was …" note under a state value: the value before this tile.
 const stateBefore = (page, sym) => page.locator(`[data-testid="state-${sym}"] .before`);
-// The equations' live values by slot name (none outside tile steps).
-const slotValues = (page) => page.locator('[data-slot]').evaluateAll((els) =>
-  Object.fromEntries(els.map((el) => [el.dataset.slot, el.textContent])));
 // Key j's scores as the reader sees them after `step`: '?' until a tile of the trace has scored it.
 function expectedScores(steps, step) {
   const shownScores = Array(8).fill('?');
@@ -67,7 +64,7 @@ test('each step shows the state, equations, scores and weights of the core trace
       for (let c = s.colBegin; c < s.colEnd; c++) await assertBar(page, c + 1, 'weight', s.weights[c - s.colBegin]);
     }
     const tileMax = Math.max(...s.scores);
-    assert.deepEqual(await slotValues(page), s.kind !== 'tile' ? {} : {
+    assert.deepEqual(await slotValues(page.locator('.viz')), s.kind !== 'tile' ? {} : {
       mold: fmt(prev.m[0]), tilemax: fmt(tileMax), mnew: fmt(s.m[0]),
       alpha: fmt(s.rescale[0]), lold: fmt(prev.l[0]), lnew: fmt(s.l[0]), onew: vec(s.output),
     }, `equations at step ${i}`);
