@@ -4,8 +4,25 @@
 import { useLayoutEffect, useRef } from 'preact/hooks';
 import { setText } from './setText';
 
+// A slot keeps the width of the widest value it has shown, so once the values have ranged the
+// formula stops shifting as they change: the eye stays on the numbers, and a new value re-lays-out
+// and repaints its slot rather than everything after it. The width is kept in em, so it scales
+// with the formula's font size.
+const keepWidest = typeof ResizeObserver === 'undefined' ? null : new ResizeObserver((entries) => {
+  for (const { target, borderBoxSize } of entries) {
+    const el = target as HTMLElement, width = borderBoxSize[0]?.inlineSize ?? 0;
+    const em = width / parseFloat(getComputedStyle(el).fontSize);
+    if (em > (parseFloat(el.style.minWidth) || 0)) el.style.minWidth = `${em.toFixed(3)}em`;
+  }
+});
+
 export function EquationCallout({ html, values, caption }: { html: string; values: Record<string, string>; caption?: string }) {
   const ref = useRef<HTMLDivElement>(null);
+  useLayoutEffect(() => {
+    const slots = ref.current?.querySelectorAll<HTMLElement>('[data-slot]') ?? [];
+    slots.forEach((el) => keepWidest?.observe(el));
+    return () => slots.forEach((el) => keepWidest?.unobserve(el));
+  }, [html]);
   useLayoutEffect(() => {
     for (const el of ref.current?.querySelectorAll<HTMLElement>('[data-slot]') ?? []) {
       const v = values[el.dataset.slot!];
