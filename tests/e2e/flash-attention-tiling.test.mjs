@@ -128,6 +128,27 @@ test('the equations show the followed row’s online-softmax update with the tra
   await close();
 });
 
+test('a formula holds still as its values change: a slot keeps the width of the widest value it has shown', async () => {
+  const { page, problems, close } = await site.open(`${VIZ}#step=8`);
+  // Each slot's left edge and width, by slot name and formula.
+  const boxes = () => equationCard(page).evaluate((root) => [...root.querySelectorAll('[data-slot]')].map((el) => {
+    const r = el.getBoundingClientRect();
+    return { slot: el.dataset.slot, x: r.x, width: r.width };
+  }));
+  const before = await boxes();
+  // Home: the values become the shorter "−∞" and "—", so unkept slots would narrow and pull what follows them leftwards.
+  await page.keyboard.press('Home');
+  assert.equal((await slotValues(equationCard(page))).tilemax, '—');
+  const after = await boxes();
+  assert.equal(after.length, before.length);
+  after.forEach((b, i) => {
+    assert.ok(b.width >= before[i].width - 0.5, `slot ${b.slot} keeps its width (${before[i].width} → ${b.width} px)`);
+    assert.ok(Math.abs(b.x - before[i].x) <= 0.5, `slot ${b.slot} stays where it was (${before[i].x} → ${b.x} px)`);
+  });
+  assert.deepEqual(problems, []);
+  await close();
+});
+
 test('controls: Standard mode stores S and P, causal skips blocks, FA1 order and block sizes follow the core', async () => {
   const { page, problems, close } = await site.open(`${VIZ}#step=0`);
   // Standard attention: the N x N counter rises with the trace's hbmBytesStored.
