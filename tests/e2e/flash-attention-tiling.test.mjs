@@ -130,7 +130,7 @@ test('the equations show the followed row’s online-softmax update with the tra
 
 test('a formula holds still as its values change: a slot keeps the width of the widest value it has shown', async () => {
   const { page, problems, close } = await site.open(`${VIZ}#step=8`);
-  // Each slot's left edge and width, by slot name and formula.
+  // Each slot's name, left edge and width, in document order.
   const boxes = () => equationCard(page).evaluate((root) => [...root.querySelectorAll('[data-slot]')].map((el) => {
     const r = el.getBoundingClientRect();
     return { slot: el.dataset.slot, x: r.x, width: r.width };

@@ -8,7 +8,7 @@ import { setText } from './setText';
 // formula stops shifting as they change: the eye stays on the numbers, and a new value re-lays-out
 // and repaints its slot rather than everything after it. The width is kept in em, so it scales
 // with the formula's font size.
-const keepWidest = typeof ResizeObserver === 'undefined' ? null : new ResizeObserver((entries) => {
+const keepWidest = new ResizeObserver((entries) => {
   for (const { target, borderBoxSize } of entries) {
     const el = target as HTMLElement, width = borderBoxSize[0]?.inlineSize ?? 0;
     const em = width / parseFloat(getComputedStyle(el).fontSize);
@@ -20,8 +20,8 @@ export function EquationCallout({ html, values, caption }: { html: string; value
   const ref = useRef<HTMLDivElement>(null);
   useLayoutEffect(() => {
     const slots = ref.current?.querySelectorAll<HTMLElement>('[data-slot]') ?? [];
-    slots.forEach((el) => keepWidest?.observe(el));
-    return () => slots.forEach((el) => keepWidest?.unobserve(el));
+    slots.forEach((el) => keepWidest.observe(el));
+    return () => slots.forEach((el) => keepWidest.unobserve(el));
   }, [html]);
   useLayoutEffect(() => {
     for (const el of ref.current?.querySelectorAll<HTMLElement>('[data-slot]') ?? []) {
