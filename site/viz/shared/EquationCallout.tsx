@@ -18,13 +18,16 @@ const keepWidest = new ResizeObserver((entries) => {
 
 export function EquationCallout({ html, values, caption }: { html: string; values: Record<string, string>; caption?: string }) {
   const ref = useRef<HTMLDivElement>(null);
+  // The formula's slots, found once per formula: values are written on every render.
+  const slots = useRef<HTMLElement[]>([]);
   useLayoutEffect(() => {
-    const slots = ref.current?.querySelectorAll<HTMLElement>('[data-slot]') ?? [];
-    slots.forEach((el) => keepWidest.observe(el));
-    return () => slots.forEach((el) => keepWidest.unobserve(el));
+    const found = [...(ref.current?.querySelectorAll<HTMLElement>('[data-slot]') ?? [])];
+    slots.current = found;
+    found.forEach((el) => keepWidest.observe(el));
+    return () => found.forEach((el) => keepWidest.unobserve(el));
   }, [html]);
   useLayoutEffect(() => {
-    for (const el of ref.current?.querySelectorAll<HTMLElement>('[data-slot]') ?? []) {
+    for (const el of slots.current) {
       const v = values[el.dataset.slot!];
       if (v === undefined) throw new Error(`EquationCallout: no value for slot "${el.dataset.slot}"`);
       setText(el, v);
