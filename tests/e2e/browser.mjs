@@ -65,7 +65,7 @@ export async function settled(locator) {
 // formulas shows the same value in each, so its first slot stands for all).
 export const slotValues = (container) => container.evaluate((root) => {
   const values = {};
-  for (const el of root.querySelectorAll('[data-slot]')) values[el.dataset.slot] ??= el.textContent;
+  for (const el of root.querySelectorAll('[data-slot]')) values[el.dataset.slot] ??= el.querySelector('.slot-text').textContent;
   return values;
 });
 
