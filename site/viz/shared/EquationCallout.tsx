@@ -3,7 +3,7 @@
 //
 // A value is not written into the formula itself: KaTeX's markup is a hundred-odd nested boxes,
 // many of them relatively positioned, and a change of text inside it lays out and repaints much of
-// the formula around it (a third of the figure's cost per step, measured in Chromium). The
+// the formula around it (about a tenth of the tiling figure's time per step, in Chromium). The
 // placeholder keeps its place in the formula (its glyph hidden), and the value is drawn in a box
 // laid over it: absolutely positioned over the placeholder, with size, layout and paint contained,
 // so that a new value lays out and repaints that box alone.
