@@ -62,6 +62,27 @@ test('each step shows the state, equations, scores and weights of the core trace
       assert.equal(await stateBefore(page, 'm').textContent(), `was ${fmt(prev.m[0])}`, `m before step ${i}`);
       assert.equal(await stateBefore(page, 'ℓ').textContent(), `was ${fmt(prev.l[0])}`, `ℓ before step ${i}`);
       for (let c = s.colBegin; c < s.colEnd; c++) await assertBar(page, c + 1, 'weight', s.weights[c - s.colBegin]);
+      // An earlier tile's bars are the weights ℓ holds for it: its own weights times this step's
+      // rescale factor, drawn that much shorter, so every bar on screen sums to the core's ℓ.
+      const held = [];
+      for (const t of steps.slice(1, i).filter((x) => x.kind === 'tile')) {
+        for (let c = t.colBegin; c < t.colEnd; c++) {
+          const w = t.weights[c - t.colBegin] * s.rescale[0];
+          held.push(w);
+          await assertBar(page, c + 1, 'weight', w);
+        }
+        const chip = page.getByTestId(`rescaled-${t.kBlock + 1}`);
+        if (s.rescale[0] !== 1) assert.equal(await chip.textContent(), `× ${fmt(s.rescale[0])} rescaled`);
+        else assert.equal(await chip.count(), 0);
+      }
+      const sum = [...held, ...s.weights].reduce((a, b) => a + b, 0);
+      assert.ok(Math.abs(sum - s.l[0]) <= 1e-5 * s.l[0], `bars sum to ℓ at step ${i}: ${sum} vs ${s.l[0]}`);
+      if (i === 2) {
+        // The rescale is drawn, not only printed: tile 1's bars are shorter by the factor α.
+        const heights = await page.locator('[data-testid^="key-"] .fill').evaluateAll((fills) => fills.map((f) => f.style.height));
+        assert.equal(heights.length, 8);
+        steps[1].weights.forEach((w, c) => assert.ok(Math.abs(parseFloat(heights[c]) - 100 * w * s.rescale[0]) < 1e-3, `tile 1 bar ${c + 1} height`));
+      }
     }
     const tileMax = Math.max(...s.scores);
     assert.deepEqual(await slotValues(page.locator('.viz')), s.kind !== 'tile' ? {} : {

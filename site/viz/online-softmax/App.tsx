@@ -34,7 +34,7 @@ export function App({ state }: { state: FigureState }) {
           <Legend items={[
             { swatch: colors.active, label: 'tile being folded in', outline: true },
             { swatch: colors.sram, label: 'weight e^(s − m) in the tile' },
-            { swatch: colors.muted, label: 'already folded into ℓ and O' },
+            { swatch: colors.muted, label: 'weight held in ℓ, rescaled as m grows' },
             { swatch: colors.heads[0], label: 'dense softmax p (finish)' },
           ]} />
         <div class="seed">

@@ -43,4 +43,19 @@ export function seenScore(ex: Example, step: number, j: number): number | undefi
   return undefined;
 }
 
+// Key j's weight as the running state holds it after `step`, once its tile has been folded in:
+// the weight e^(s - m) its tile step computed, times every later rescale factor e^(m_old - m_new)
+// the core applied to ℓ and O's accumulator. These are the terms ℓ is the sum of, so a raised
+// maximum shrinks an earlier tile's bars by exactly the factor the accumulator was multiplied by.
+export function heldWeight(ex: Example, step: number, j: number): number | undefined {
+  let weight: number | undefined;
+  for (let s = 1; s <= step && s < ex.steps.length; s++) {
+    const st = ex.steps[s];
+    if (st.kind !== 'tile') continue;
+    if (j >= st.colBegin && j < st.colEnd) weight = st.weights[j - st.colBegin];
+    else if (weight !== undefined) weight *= st.rescale[0];
+  }
+  return weight;
+}
+
 export const STEP_LABELS = ['Start', 'Tile 1', 'Tile 2', 'Finish'];

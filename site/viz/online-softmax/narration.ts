@@ -14,7 +14,7 @@ export function narration(ex: Example, step: number): string {
       return `Tile ${s.kBlock + 1}: its largest score is ${fmt(tileMax)}, so m = ${fmt(s.m[0])}. Nothing was accumulated before, so nothing needs rescaling; ℓ = ${fmt(s.l[0])} is the sum of the tile's weights e^(s − m).`;
     }
     if (s.m[0] > prev.m[0]) {
-      return `Tile ${s.kBlock + 1} holds a larger score (${fmt(tileMax)} > ${fmt(prev.m[0])}). Everything so far was weighted against a maximum that was too small, so ℓ and O's accumulator are multiplied by e^(${fmt(prev.m[0])} − ${fmt(s.m[0])}) = ${fmt(s.rescale[0])} before the new weights are added.`;
+      return `Tile ${s.kBlock + 1} holds a larger score (${fmt(tileMax)} > ${fmt(prev.m[0])}). Everything so far was weighted against a maximum that was too small, so ℓ and O's accumulator are multiplied by e^(${fmt(prev.m[0])} − ${fmt(s.m[0])}) = ${fmt(s.rescale[0])} before the new weights are added: the earlier tile's bars shrink by that factor.`;
     }
     return `Tile ${s.kBlock + 1}'s largest score (${fmt(tileMax)}) does not beat m = ${fmt(prev.m[0])}, so the rescale factor is e^0 = 1 and the tile's weights simply add on: ℓ grows from ${fmt(prev.l[0])} to ${fmt(s.l[0])}.`;
   }
