@@ -38,11 +38,12 @@ if (!/^[a-z0-9][a-z0-9-]*$/.test(machine)) {
   process.exit(2);
 }
 
-// Names are "<device>/<implementation>/N:<n>/..."; sizes come from the counters.
+// Names are "<device>/<implementation>/N:<n>/..." (decode: "<device>/<implementation>/<model>/N:<n>",
+// N the context); sizes come from the counters.
 const benchmarks = run.benchmarks
   .filter((b) => b.run_type === 'iteration' && !b.error_occurred)
   .map((b) => {
-    const [device, implementation] = b.run_name.split('/');
+    const [device, implementation, third] = b.run_name.split('/');
     const seconds = b.real_time / { ns: 1e9, us: 1e6, ms: 1e3, s: 1 }[b.time_unit];
     const row = {
       name: b.run_name.replace(/\/(process_time|real_time|manual_time)/g, ''),
@@ -51,9 +52,10 @@ const benchmarks = run.benchmarks
       N: b.N,
       d: b.d,
       time_ms: seconds * 1e3,
-      tflops: b['FLOP/s'] / 1e12,
       iterations: b.iterations,
     };
+    if (!third.startsWith('N:')) row.model = third;
+    if (b['FLOP/s'] !== undefined) row.tflops = b['FLOP/s'] / 1e12;
     if (b.causal !== undefined) {
       Object.assign(row, {
         causal: b.causal === 1,
@@ -96,6 +98,9 @@ const data = {
   },
   benchmarks,
   ratios: summary.ratios,
+  // Decode (paged_decode_fast) GB/s beside the streaming read of the same bytes, per model shape
+  // and context: the CPU decode table of Part 4.
+  decode: summary.decode ?? [],
   predictions: summary.predictions,
 };
 

@@ -4,8 +4,9 @@
 //
 //   bench_attention [Google Benchmark flags]   run (JSON via --benchmark_out=F --benchmark_out_format=json)
 //   bench_attention --check                    only the correctness checks; exit status 1 if any fails
-//   bench_attention --summary_out=F            also write the ratios and the roofline model's
-//                                              predictions for the same problems as JSON to F
+//   bench_attention --summary_out=F            also write the ratios, the decode bandwidth shares and
+//                                              the roofline model's predictions for the same problems
+//                                              as JSON to F
 //
 // Counters: FLOP/s in FlashAttention's convention (4 B H N^2 d, halved when causal), bytes/s of
 // modelled main-memory traffic (attn::cost), peak_heap_bytes allocated by one call, check_error
@@ -20,6 +21,7 @@
 
 #include "bench_support.hpp"
 #include "cpu_benchmarks.hpp"
+#include "decode_benchmarks.hpp"
 #include "machine_context.hpp"
 #include "run_collector.hpp"
 #include "summary.hpp"
@@ -45,6 +47,7 @@ int run_checks() {
             }
         }
     }
+    all = run_decode_checks(std::cout) && all;
 #if defined(ATTN_BENCH_CUDA)
     all = run_cuda_checks(std::cout) && all;
 #endif
@@ -73,6 +76,7 @@ int main(int argc, char** argv) {
     if (benchmark::ReportUnrecognizedArguments(rest_argc, rest.data())) return 1;
     add_machine_context();
     std::vector<Problem> problems = register_cpu_benchmarks();
+    register_decode_benchmarks();
 #if defined(ATTN_BENCH_CUDA)
     // To stderr, like the ratios, so that stdout stays pure JSON under --benchmark_format=json.
     const std::vector<Problem> gpu_problems = register_cuda_benchmarks(std::cerr);
@@ -85,9 +89,11 @@ int main(int argc, char** argv) {
     // The ratios go to stderr, so that stdout stays pure JSON under --benchmark_format=json.
     std::cerr << "\n== Ratios measured in this run ==";
     const std::string ratios = report_ratios(collector.runs(), std::cerr);
+    const std::string decode = report_decode_ratios(collector.runs(), std::cerr);
     if (!summary_out.empty()) {
         std::ofstream f(summary_out);
-        f << "{\"ratios\":" << ratios << ",\"predictions\":" << model_predictions(problems) << "}\n";
+        f << "{\"ratios\":" << ratios << ",\"decode\":" << decode << ",\"predictions\":" << model_predictions(problems)
+          << "}\n";
         if (!f) {
             std::cerr << "cannot write " << summary_out << "\n";
             return 1;

@@ -8,6 +8,7 @@
 
 #include "attn/attention/paged_decode.hpp"
 #include "attn/attention/sdpa.hpp"
+#include "paged_tables.hpp"
 #include "support.hpp"
 
 using namespace attn;
@@ -17,37 +18,6 @@ namespace {
 // Double: one online-softmax pass over <= 129 keys; rounding of order 1e-15.
 constexpr double kDoubleTol = 1e-12;
 constexpr double kFloatTol = 2e-5;  // float accumulation over <= 129 keys
-
-// A shuffled (non-contiguous) assignment of physical blocks to the sequences' logical blocks.
-std::vector<PagedSequence> random_tables(const std::vector<std::size_t>& context_lens, std::size_t block_size,
-                                         std::size_t num_blocks, std::mt19937_64& rng) {
-    std::vector<std::size_t> free(num_blocks);
-    std::iota(free.begin(), free.end(), 0);
-    std::shuffle(free.begin(), free.end(), rng);
-    std::vector<PagedSequence> seqs;
-    for (std::size_t len : context_lens) {
-        PagedSequence s;
-        s.context_len = len;
-        for (std::size_t b = 0; b < (len + block_size - 1) / block_size; ++b) {
-            s.block_table.push_back(free.back());
-            free.pop_back();
-        }
-        seqs.push_back(s);
-    }
-    return seqs;
-}
-
-// Dense reference for sequence s: sdpa of its query over its gathered K/V, with its key mask.
-SdpaResult<double> dense_reference(const Tensor4<double>& q, std::size_t s, const Tensor4<double>& kp,
-                                   const Tensor4<double>& vp, const PagedSequence& seq, double scale) {
-    const auto [k, v] = gather_paged_kv(kp, vp, seq);
-    Tensor4<double> qs({1, q.shape.heads, 1, q.shape.dim});
-    std::copy_n(q.row(s, 0, 0), q.shape.heads * q.shape.dim, qs.data.begin());
-    SdpaOptions o;
-    o.scale = scale;
-    if (!seq.key_allowed.empty()) o.mask = AttentionMask::boolean({1, 1, 1, seq.context_len}, seq.key_allowed);
-    return sdpa(qs, k, v, o);
-}
 
 }  // namespace
 
@@ -64,13 +34,13 @@ TEST_CASE("paged decode: equals dense attention over the gathered sequence, odd 
         const auto kp = test::randn({blocks, Hkv, block_size, D}, seed + 1);
         const auto vp = test::randn({blocks, Hkv, block_size, Dv}, seed + 2);
         const auto q = test::randn({lens.size(), Hq, 1, D}, seed + 3);
-        const auto seqs = random_tables(lens, block_size, blocks, rng);
+        const auto seqs = test::random_tables(lens, block_size, blocks, rng);
         const double scale = 0.3;
         PagedDecodeOptions o;
         o.scale = scale;
         const auto r = paged_decode(q, kp, vp, seqs, o);
         for (std::size_t s = 0; s < lens.size(); ++s) {
-            const auto ref = dense_reference(q, s, kp, vp, seqs[s], scale);
+            const auto ref = test::dense_paged_reference(q, s, kp, vp, seqs[s], scale);
             const std::vector<double> out(r.output.row(s, 0, 0), r.output.row(s, 0, 0) + Hq * Dv);
             const std::vector<double> lse(&r.lse[s * Hq], &r.lse[s * Hq] + Hq);
             CHECK(test::max_abs_diff(out, ref.output.data) < kDoubleTol);
@@ -91,7 +61,7 @@ TEST_CASE("paged decode: masked leading blocks keep m = -inf without NaN, slots 
     auto kp = test::randn({8, 1, bs, 8}, seed + 1);
     auto vp = test::randn({8, 1, bs, 5}, seed + 2);
     const auto q = test::randn({1, 2, 1, 8}, seed + 3);
-    auto seqs = random_tables({ctx}, bs, 8, rng);
+    auto seqs = test::random_tables({ctx}, bs, 8, rng);
     // A sliding window of 6: the first 11 tokens (two whole blocks and part of the third) masked.
     seqs[0].key_allowed.assign(ctx, 1);
     std::fill_n(seqs[0].key_allowed.begin(), 11, 0);
@@ -105,7 +75,7 @@ TEST_CASE("paged decode: masked leading blocks keep m = -inf without NaN, slots 
     o.trace = true;
     o.trace_head = 1;
     const auto r = paged_decode(q, kp, vp, seqs, o);
-    const auto ref = dense_reference(q, 0, kp, vp, seqs[0], 1.0 / std::sqrt(8.0));
+    const auto ref = test::dense_paged_reference(q, 0, kp, vp, seqs[0], 1.0 / std::sqrt(8.0));
     CHECK(test::max_abs_diff(r.output.data, ref.output.data) < kDoubleTol);
     CHECK(test::max_abs_diff(r.lse, ref.lse) < kDoubleTol);
     REQUIRE(r.trace.size() == 5);

@@ -1,22 +1,15 @@
 #include "attn/attention/flash_forward_fast.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdint>
-#include <functional>
 #include <limits>
 #include <numbers>
 #include <string>
 
 #include "attn/attention/causal.hpp"
 #include "attn/attention/fast_exp2.hpp"
-
-// WebAssembly without pthreads has no threads to start: everything runs on the caller's.
-#if !defined(__EMSCRIPTEN__) || defined(__EMSCRIPTEN_PTHREADS__)
-#include <thread>
-#define ATTN_FAST_FLASH_THREADS 1
-#endif
+#include "parallel_tasks.hpp"
 
 namespace attn {
 namespace {
@@ -225,17 +218,6 @@ void run_task(const Tensor4<float>& q, const Tensor4<float>& k, const Tensor4<fl
     }
 }
 
-std::size_t worker_count(std::size_t requested, std::size_t tasks) {
-#ifdef ATTN_FAST_FLASH_THREADS
-    const std::size_t available = requested ? requested : std::max(1u, std::thread::hardware_concurrency());
-    return std::max<std::size_t>(1, std::min(available, tasks));
-#else
-    (void)requested;
-    (void)tasks;
-    return 1;
-#endif
-}
-
 }  // namespace
 
 FastFlashResult flash_forward_fast(const Tensor4<float>& q, const Tensor4<float>& k, const Tensor4<float>& v,
@@ -251,7 +233,7 @@ FastFlashResult flash_forward_fast(const Tensor4<float>& q, const Tensor4<float>
     FastFlashResult r{Tensor4<float>(p.output_shape()), std::vector<float>(p.batch * p.q_heads * p.q_len)};
 
     const std::size_t q_blocks = (p.q_len + kBr - 1) / kBr, tasks = p.batch * p.q_heads * q_blocks;
-    const std::size_t workers = worker_count(options.num_threads, tasks);
+    const std::size_t workers = detail::worker_count(options.num_threads, tasks);
     // Scratch is allocated here, on the calling thread, so an allocation failure throws to the
     // caller instead of terminating inside a worker.
     std::vector<Scratch> scratch;
@@ -260,23 +242,10 @@ FastFlashResult flash_forward_fast(const Tensor4<float>& q, const Tensor4<float>
 
     // Tasks are handed out in decreasing query-block order: under a causal mask the last blocks
     // see the most keys, and starting with them balances the workers' loads at the end.
-    std::atomic<std::size_t> next{0};
-    auto work = [&](Scratch& s) {
-        for (std::size_t t; (t = next.fetch_add(1, std::memory_order_relaxed)) < tasks;) {
-            const std::size_t qb = q_blocks - 1 - t % q_blocks, bh = t / q_blocks;
-            run_task(q, k, v, p, options.causal, bh / p.q_heads, bh % p.q_heads, qb * kBr, s, r);
-        }
-    };
-#ifdef ATTN_FAST_FLASH_THREADS
-    {
-        std::vector<std::jthread> helpers;
-        helpers.reserve(workers - 1);
-        for (std::size_t w = 1; w < workers; ++w) helpers.emplace_back(work, std::ref(scratch[w]));
-        work(scratch[0]);
-    }  // joined here
-#else
-    work(scratch[0]);
-#endif
+    detail::run_tasks(tasks, scratch, [&](Scratch& s, std::size_t t) {
+        const std::size_t qb = q_blocks - 1 - t % q_blocks, bh = t / q_blocks;
+        run_task(q, k, v, p, options.causal, bh / p.q_heads, bh % p.q_heads, qb * kBr, s, r);
+    });
     return r;
 }
 

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "attn/attention/online_softmax.hpp"
+#include "paged_decode_checks.hpp"
 
 namespace attn {
 namespace {
@@ -25,7 +26,7 @@ void check_pools(const Shape4& kp, const Shape4& vp) {
 
 template <class T>
 void check_sequence(const Tensor4<T>& key_pool, const Tensor4<T>& value_pool, const PagedSequence& s,
-                    const std::string& name) {
+                    const std::string& name, bool check_rows) {
     const std::size_t block_size = key_pool.shape.seq, num_blocks = key_pool.shape.batch;
     if (s.context_len == 0) throw Error(name + ".context_len: must be >= 1, got 0");
     const std::size_t blocks_needed = (s.context_len + block_size - 1) / block_size;
@@ -44,7 +45,7 @@ void check_sequence(const Tensor4<T>& key_pool, const Tensor4<T>& value_pool, co
                     str(s.key_allowed.size()));
     }
     // Only the rows the walk reads must be finite: slots past context_len may hold anything.
-    for (std::size_t t = 0; t < s.context_len; ++t) {
+    for (std::size_t t = 0; check_rows && t < s.context_len; ++t) {
         const PagedSlot slot = paged_slot(s.block_table.data(), block_size, t);
         for (std::size_t h = 0; h < key_pool.shape.heads; ++h) {
             const T* kr = key_pool.row(slot.block, h, slot.offset);
@@ -71,9 +72,11 @@ void check_storage(const char* name, const Tensor4<T>& t) {
 
 }  // namespace
 
+namespace detail {
+
 template <class T>
-PagedDecodeResult<T> paged_decode(const Tensor4<T>& q, const Tensor4<T>& key_pool, const Tensor4<T>& value_pool,
-                                  const std::vector<PagedSequence>& sequences, const PagedDecodeOptions& options) {
+void validate_paged_decode(const Tensor4<T>& q, const Tensor4<T>& key_pool, const Tensor4<T>& value_pool,
+                           const std::vector<PagedSequence>& sequences, std::optional<double> scale, bool check_rows) {
     check_storage("query", q);
     check_storage("key_pool", key_pool);
     check_storage("value_pool", value_pool);
@@ -96,13 +99,27 @@ PagedDecodeResult<T> paged_decode(const Tensor4<T>& q, const Tensor4<T>& key_poo
     for (T x : q.data) {
         if (!std::isfinite(x)) throw Error("query: elements must be finite numbers");
     }
-    if (options.scale && !std::isfinite(*options.scale)) throw Error("scale: must be a finite number");
+    if (scale && !std::isfinite(*scale)) throw Error("scale: must be a finite number");
+    for (std::size_t s = 0; s < sequences.size(); ++s) {
+        check_sequence(key_pool, value_pool, sequences[s], "sequences[" + str(s) + "]", check_rows);
+    }
+}
+
+template void validate_paged_decode(const Tensor4<float>&, const Tensor4<float>&, const Tensor4<float>&,
+                                    const std::vector<PagedSequence>&, std::optional<double>, bool);
+template void validate_paged_decode(const Tensor4<double>&, const Tensor4<double>&, const Tensor4<double>&,
+                                    const std::vector<PagedSequence>&, std::optional<double>, bool);
+
+}  // namespace detail
+
+template <class T>
+PagedDecodeResult<T> paged_decode(const Tensor4<T>& q, const Tensor4<T>& key_pool, const Tensor4<T>& value_pool,
+                                  const std::vector<PagedSequence>& sequences, const PagedDecodeOptions& options) {
+    detail::validate_paged_decode(q, key_pool, value_pool, sequences, options.scale, true);
+    const Shape4& qs = q.shape;
     if (options.trace && (options.trace_seq >= qs.batch || options.trace_head >= qs.heads)) {
         throw Error("trace_seq/trace_head: must be < (" + str(qs.batch) + ", " + str(qs.heads) + "), got (" +
                     str(options.trace_seq) + ", " + str(options.trace_head) + ")");
-    }
-    for (std::size_t s = 0; s < sequences.size(); ++s) {
-        check_sequence(key_pool, value_pool, sequences[s], "sequences[" + str(s) + "]");
     }
 
     const std::size_t D = qs.dim, Dv = value_pool.shape.dim, block_size = key_pool.shape.seq;
@@ -154,7 +171,7 @@ std::pair<Tensor4<T>, Tensor4<T>> gather_paged_kv(const Tensor4<T>& key_pool, co
     check_storage("key_pool", key_pool);
     check_storage("value_pool", value_pool);
     check_pools(key_pool.shape, value_pool.shape);
-    check_sequence(key_pool, value_pool, sequence, "sequence");
+    check_sequence(key_pool, value_pool, sequence, "sequence", true);
     const std::size_t Hkv = key_pool.shape.heads, D = key_pool.shape.dim, Dv = value_pool.shape.dim;
     Tensor4<T> k({1, Hkv, sequence.context_len, D}), v({1, Hkv, sequence.context_len, Dv});
     for (std::size_t t = 0; t < sequence.context_len; ++t) {

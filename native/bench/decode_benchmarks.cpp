@@ -1,0 +1,246 @@
+#include "decode_benchmarks.hpp"
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <map>
+#include <numeric>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "attn/attention/paged_decode_fast.hpp"
+#include "attn/attention/sdpa.hpp"
+#include "attn/models/model_presets.hpp"
+#include "attn/random.hpp"
+#include "bench_support.hpp"
+
+namespace attn::bench {
+namespace {
+
+// One sequence's cache in a pool: paged (a shuffled table of kDecodeBlockSize-token blocks) or
+// contiguous (a single block holding the whole context, the layout of a preallocated cache).
+template <class T>
+struct Cache {
+    Tensor4<T> keys, values;
+    PagedSequence sequence;
+};
+
+// Values that only have to be deterministic and cheap to make: a 1 GiB cache would take seconds
+// with a normal generator. Uniform in [-1, 1).
+void fill_uniform(std::vector<float>& data, std::uint64_t seed) {
+    std::uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
+    for (float& e : data) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        e = static_cast<float>(x >> 40) * 0x1p-23f - 1.0f;
+    }
+}
+
+template <class T>
+Cache<T> make_cache(const DecodeShape& s, std::size_t context, bool paged, std::uint64_t seed) {
+    const std::size_t block = paged ? kDecodeBlockSize : context;
+    const std::size_t blocks = (context + block - 1) / block;
+    Cache<T> c;
+    c.sequence.context_len = context;
+    c.sequence.block_table.resize(blocks);
+    std::iota(c.sequence.block_table.begin(), c.sequence.block_table.end(), std::size_t{0});
+    std::mt19937_64 rng(seed);
+    std::shuffle(c.sequence.block_table.begin(), c.sequence.block_table.end(), rng);
+    if constexpr (std::is_same_v<T, float>) {
+        c.keys = Tensor4<float>({blocks, s.kv_heads, block, s.head_dim});
+        c.values = Tensor4<float>({blocks, s.kv_heads, block, s.head_dim});
+        fill_uniform(c.keys.data, seed + 1);
+        fill_uniform(c.values.data, seed + 2);
+    } else {
+        c.keys = random_normal({blocks, s.kv_heads, block, s.head_dim}, seed + 1);
+        c.values = random_normal({blocks, s.kv_heads, block, s.head_dim}, seed + 2);
+    }
+    return c;
+}
+
+double kv_bytes(const DecodeShape& s, std::size_t context) {
+    return 2.0 * static_cast<double>(s.kv_heads * context * s.head_dim * sizeof(float));
+}
+
+// paged_decode_fast on float copies of a double cache against sdpa in double over the gathered
+// sequence, at an odd context with a partial last block.
+double check_error(const DecodeShape& s, bool paged) {
+    constexpr std::size_t kContext = 1037;
+    const Cache<double> c = make_cache<double>(s, kContext, paged, 0x5eedd00d + s.q_heads);
+    const Tensor4<double> q = random_normal({1, s.q_heads, 1, s.head_dim}, 0x5eedd00d);
+    const auto [k, v] = gather_paged_kv(c.keys, c.values, c.sequence);
+    const auto ref = sdpa(q, k, v);
+    const auto out = paged_decode_fast(tensor_cast<float>(q), tensor_cast<float>(c.keys), tensor_cast<float>(c.values),
+                                       {c.sequence}).output;
+    double worst = 0;
+    for (std::size_t n = 0; n < out.data.size(); ++n) {
+        const double e = std::abs(static_cast<double>(out.data[n]) - ref.output.data[n]);
+        worst = std::isnan(e) ? INFINITY : std::max(worst, e);
+    }
+    return worst;
+}
+
+double checked_error(const DecodeShape& s, bool paged) {
+    static std::map<std::pair<std::string, bool>, double> done;
+    const auto key = std::make_pair(s.model, paged);
+    auto it = done.find(key);
+    if (it == done.end()) it = done.emplace(key, check_error(s, paged)).first;
+    return it->second;
+}
+
+void set_counters(benchmark::State& state, const DecodeShape& s, std::size_t context, double error) {
+    using benchmark::Counter;
+    state.counters["bytes/s"] = Counter(kv_bytes(s, context), Counter::kIsIterationInvariantRate);
+    state.counters["N"] = static_cast<double>(context);
+    state.counters["d"] = static_cast<double>(s.head_dim);
+    state.counters["causal"] = 0;
+    state.counters["q_heads"] = static_cast<double>(s.q_heads);
+    state.counters["kv_heads"] = static_cast<double>(s.kv_heads);
+    state.counters["check_error"] = error;
+}
+
+void decode_benchmark(benchmark::State& state, const DecodeShape& s, std::size_t context, bool paged) {
+    const double error = checked_error(s, paged);
+    if (!(error <= kCheckTolerance)) {
+        state.SkipWithError(("correctness check failed: max |error| " + std::to_string(error)).c_str());
+        return;
+    }
+    const Cache<float> c = make_cache<float>(s, context, paged, 7);
+    Tensor4<float> q({1, s.q_heads, 1, s.head_dim});
+    fill_uniform(q.data, 11);
+    const std::vector<PagedSequence> sequences{c.sequence};
+    for (auto _ : state) benchmark::DoNotOptimize(paged_decode_fast(q, c.keys, c.values, sequences));
+    set_counters(state, s, context, error);
+}
+
+// Sum of n floats with independent partial sums: a loop the vectoriser turns into wide loads.
+float stream_sum(const float* __restrict data, std::size_t n) {
+    constexpr std::size_t kLanes = 32;
+    float part[kLanes] = {};
+    std::size_t i = 0;
+    for (; i + kLanes <= n; i += kLanes) {
+        for (std::size_t l = 0; l < kLanes; ++l) part[l] += data[i + l];
+    }
+    float sum = 0;
+    for (; i < n; ++i) sum += data[i];
+    for (float p : part) sum += p;
+    return sum;
+}
+
+// Reads the same K and V bytes as one decode step, split evenly over as many threads as the
+// decode kernel starts by default (one per hardware thread).
+void stream_benchmark(benchmark::State& state, const DecodeShape& s, std::size_t context) {
+    const Cache<float> c = make_cache<float>(s, context, true, 7);
+    const std::size_t workers = std::max(1u, std::thread::hardware_concurrency());
+    std::vector<float> partial(2 * workers);
+    for (auto _ : state) {
+        {
+            std::vector<std::jthread> threads;
+            for (std::size_t w = 0; w < workers; ++w) {
+                threads.emplace_back([&, w] {
+                    for (const std::vector<float>* pool : {&c.keys.data, &c.values.data}) {
+                        const std::size_t n = pool->size(), begin = n * w / workers, end = n * (w + 1) / workers;
+                        partial[2 * w + (pool == &c.keys.data ? 0 : 1)] = stream_sum(pool->data() + begin, end - begin);
+                    }
+                });
+            }
+        }
+        benchmark::DoNotOptimize(partial.data());
+        benchmark::ClobberMemory();
+    }
+    set_counters(state, s, context, 0);
+}
+
+double counter(const MeasuredRun* r, const char* name) {
+    if (!r) return NAN;
+    const auto it = r->counters.find(name);
+    return it == r->counters.end() ? NAN : it->second;
+}
+
+std::string num(double x) {
+    if (!std::isfinite(x)) return "null";
+    std::ostringstream o;
+    o << std::setprecision(6) << x;
+    return o.str();
+}
+
+}  // namespace
+
+std::vector<DecodeShape> decode_shapes() {
+    std::vector<DecodeShape> shapes;
+    for (const char* id : {"llama3-8b", "llama3-70b"}) {
+        const models::ModelPreset& m = models::model_preset(id);
+        shapes.push_back({std::string(id), m.q_heads.value, m.kv_heads.value, m.head_dim.value});
+    }
+    return shapes;
+}
+
+void register_decode_benchmarks() {
+    // Adjacent, per context: the ceiling and both layouts see the same background load.
+    for (const DecodeShape& s : decode_shapes()) {
+        for (std::size_t n : kDecodeContexts) {
+            const std::string suffix = s.model + "/N:" + std::to_string(n);
+            benchmark::RegisterBenchmark(("cpu/stream_read/" + suffix).c_str(),
+                                         [s, n](benchmark::State& st) { stream_benchmark(st, s, n); })
+                ->UseRealTime()->Unit(benchmark::kMillisecond);
+            for (bool paged : {true, false}) {
+                const std::string name = std::string(paged ? "cpu/decode_paged/" : "cpu/decode_contiguous/") + suffix;
+                benchmark::RegisterBenchmark(name.c_str(), [s, n, paged](benchmark::State& st) {
+                    decode_benchmark(st, s, n, paged);
+                })->UseRealTime()->Unit(benchmark::kMillisecond);
+            }
+        }
+    }
+}
+
+bool run_decode_checks(std::ostream& out) {
+    bool all = true;
+    for (const DecodeShape& s : decode_shapes()) {
+        for (bool paged : {true, false}) {
+            const double e = check_error(s, paged);
+            const bool ok = e <= kCheckTolerance;
+            out << "  " << (ok ? "ok  " : "FAIL") << "  decode_" << (paged ? "paged" : "contiguous") << "  " << s.model
+                << " Hq=" << s.q_heads << " Hkv=" << s.kv_heads << " d=" << s.head_dim << " context=1037  max|error| = " << e
+                << "\n";
+            all = all && ok;
+        }
+    }
+    return all;
+}
+
+std::string report_decode_ratios(const std::vector<MeasuredRun>& runs, std::ostream& out) {
+    out << "\n(d) decode, one token over one layer's KV cache (paged_decode_fast, FP32), GB/s of K/V read;"
+           " target: paged >= 70% of the streaming read at context >= 8k, and within 10% of contiguous\n";
+    std::ostringstream json;
+    json << "[";
+    bool first = true;
+    for (const DecodeShape& s : decode_shapes()) {
+        out << "    " << s.model << " (Hq=" << s.q_heads << ", Hkv=" << s.kv_heads << ", d=" << s.head_dim << ")\n";
+        for (std::size_t n : kDecodeContexts) {
+            const double d = static_cast<double>(s.head_dim), ctx = static_cast<double>(n);
+            const double paged = counter(find_run(runs, "cpu/decode_paged/" + s.model, ctx, d, 0), "bytes/s");
+            const double contiguous = counter(find_run(runs, "cpu/decode_contiguous/" + s.model, ctx, d, 0), "bytes/s");
+            const double stream = counter(find_run(runs, "cpu/stream_read/" + s.model, ctx, d, 0), "bytes/s");
+            out << "      context " << std::setw(6) << n << std::fixed << std::setprecision(1) << ": paged "
+                << paged / 1e9 << " GB/s, contiguous " << contiguous / 1e9 << " GB/s, stream " << stream / 1e9
+                << " GB/s -> paged = " << std::setprecision(0) << 100 * paged / stream << "% of stream, "
+                << 100 * paged / contiguous << "% of contiguous\n"
+                << std::defaultfloat << std::setprecision(6);
+            json << (first ? "" : ",") << "{\"model\":\"" << s.model << "\",\"q_heads\":" << s.q_heads
+                 << ",\"kv_heads\":" << s.kv_heads << ",\"d\":" << s.head_dim << ",\"context\":" << n
+                 << ",\"kv_bytes\":" << num(kv_bytes(s, n)) << ",\"paged_bytes_per_s\":" << num(paged)
+                 << ",\"contiguous_bytes_per_s\":" << num(contiguous) << ",\"stream_bytes_per_s\":" << num(stream)
+                 << ",\"paged_percent_of_stream\":" << num(100 * paged / stream)
+                 << ",\"paged_percent_of_contiguous\":" << num(100 * paged / contiguous) << "}";
+            first = false;
+        }
+    }
+    json << "]";
+    return json.str();
+}
+
+}  // namespace attn::bench
