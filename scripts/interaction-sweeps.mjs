@@ -78,6 +78,20 @@ export const SWEEPS = [
       }
     },
   },
+  {
+    name: 'sliding-window-receptive-field',
+    label: 'sliding-window-receptive-field',
+    path: '/visualizations/sliding-window-receptive-field/',
+    sweep: async (time, { setValue, step }) => {
+      const slider = (label) => [...document.querySelectorAll('label.slider')].find((l) => l.textContent.startsWith(label)).querySelector('input');
+      for (let round = 0; round < 3; round++) {
+        for (const l of [8, 6, 4, 1, 4]) await time(() => setValue(slider('Layers'), l), 'setting');
+        for (const w of [6, 2, 4]) await time(() => setValue(slider('Window'), w), 'setting');
+        for (let i = 0; i < 4; i++) await time(() => step('forward'), 'step');
+        for (let i = 0; i < 4; i++) await time(() => step('back'), 'step');
+      }
+    },
+  },
 ];
 
 /** The sweep of the visualization called `name`. */

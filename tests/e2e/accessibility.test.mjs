@@ -25,6 +25,8 @@ const PAGES = [
   '/visualizations/online-softmax/',
   '/visualizations/online-softmax/#step=3',
   '/visualizations/online-softmax/#step=99',
+  '/visualizations/sliding-window-receptive-field/',
+  '/visualizations/sliding-window-receptive-field/#layers=8&window=6&step=5',
 ];
 
 let site;
