@@ -25,6 +25,7 @@
 #include "machine_context.hpp"
 #include "run_collector.hpp"
 #include "summary.hpp"
+#include "vector_isa.hpp"
 #if defined(ATTN_BENCH_CUDA)
 #include "cuda_benchmarks.hpp"
 #endif
@@ -87,7 +88,8 @@ int main(int argc, char** argv) {
     benchmark::RunSpecifiedBenchmarks(&collector);
 
     // The ratios go to stderr, so that stdout stays pure JSON under --benchmark_format=json.
-    std::cerr << "\n== Ratios measured in this run ==";
+    std::cerr << "\n== Ratios measured in this run (optimised paths compiled for " << compiled_vector_isa()
+              << ", CPU offers " << host_vector_isa() << ") ==";
     const std::string ratios = report_ratios(collector.runs(), std::cerr);
     const std::string decode = report_decode_ratios(collector.runs(), std::cerr);
     if (!summary_out.empty()) {

@@ -232,7 +232,7 @@ std::string report_decode_ratios(const std::vector<MeasuredRun>& runs, std::ostr
                 << std::defaultfloat << std::setprecision(6);
             json << (first ? "" : ",") << "{\"model\":\"" << s.model << "\",\"q_heads\":" << s.q_heads
                  << ",\"kv_heads\":" << s.kv_heads << ",\"d\":" << s.head_dim << ",\"context\":" << n
-                 << ",\"kv_bytes\":" << num(kv_bytes(s, n)) << ",\"paged_bytes_per_s\":" << num(paged)
+                 << ",\"kv_bytes\":" << static_cast<std::uint64_t>(kv_bytes(s, n)) << ",\"paged_bytes_per_s\":" << num(paged)
                  << ",\"contiguous_bytes_per_s\":" << num(contiguous) << ",\"stream_bytes_per_s\":" << num(stream)
                  << ",\"paged_percent_of_stream\":" << num(100 * paged / stream)
                  << ",\"paged_percent_of_contiguous\":" << num(100 * paged / contiguous) << "}";

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <thread>
 
+#include "vector_isa.hpp"
 #if defined(ATTN_BENCH_CUDA)
 #include "gpu_device.hpp"
 #endif
@@ -62,6 +63,10 @@ void add_machine_context() {
     benchmark::AddCustomContext("cpu_model", cpu_model());
     benchmark::AddCustomContext("hardware_threads", std::to_string(std::thread::hardware_concurrency()));
     benchmark::AddCustomContext("compiler", compiler());
+    benchmark::AddCustomContext("attention_build", std::string(ATTN_BUILD_TYPE) + " (" + ATTN_CORE_FLAGS +
+                                                       "); optimised CPU paths: " + ATTN_FAST_FLAGS);
+    benchmark::AddCustomContext("vector_isa", std::string("compiled for ") + compiled_vector_isa() + ", CPU offers " +
+                                                  host_vector_isa());
     benchmark::AddCustomContext("openblas", std::string(openblas_get_config()) + ", kernel " + openblas_get_corename() +
                                                 ", " + std::to_string(openblas_get_num_threads()) + " threads");
 #if defined(ATTN_BENCH_CUDA)
