@@ -66,6 +66,11 @@ const benchmarks = run.benchmarks
         ...(b.peak_heap_bytes !== undefined && { peak_mib: b.peak_heap_bytes / 2 ** 20 }),
         ...(b.peak_device_bytes !== undefined && { peak_device_mib: b.peak_device_bytes / 2 ** 20 }),
         check_error: b.check_error,
+        // CUDA runs: the spread of the timed regions (seconds per launch) and launches per region.
+        ...(b.launch_s_median !== undefined && {
+          launch_ms: { min: b.launch_s_min * 1e3, median: b.launch_s_median * 1e3, max: b.launch_s_max * 1e3 },
+          launches_per_region: b.launches_per_region,
+        }),
       });
     }
     if (b.roofline_percent !== undefined) row.roofline_percent = b.roofline_percent;
@@ -87,6 +92,7 @@ const data = {
     nvcc: ctx.nvcc ?? null,
     gpu_compute_capability: ctx.gpu_compute_capability ?? null,
     gpu_driver: ctx.gpu_driver_release ?? null,
+    gpu_clocks: ctx.gpu_clocks || null,
     cuda_runtime: ctx.cuda_runtime_version ?? null,
     gpu_roofline_preset: ctx.gpu_roofline_preset ?? null,
     blas: ctx.openblas,

@@ -46,6 +46,12 @@ export ATTN_BENCH_CONTEXT_COMMAND="make bench: $(printf '%q ' ${OPENBLAS_CORETYP
 export ATTN_BENCH_CONTEXT_CMAKE_PRESET="$preset"
 export ATTN_BENCH_CONTEXT_OS="$(uname -sr)"
 export ATTN_BENCH_CONTEXT_GPU="${gpu:-none}"
-if [ -n "$gpu" ]; then export ATTN_BENCH_CONTEXT_NVCC="$(/usr/local/cuda/bin/nvcc --version | tail -n1)"; fi
+if [ -n "$gpu" ]; then
+  export ATTN_BENCH_CONTEXT_NVCC="$(/usr/local/cuda/bin/nvcc --version | tail -n1)"
+  # Clocks before the run (current and maximum, SM and memory, MHz), where the driver reports them:
+  # a GPU held at a lower application clock runs every kernel slower.
+  export ATTN_BENCH_CONTEXT_GPU_CLOCKS="$(nvidia-smi --query-gpu=clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem \
+    --format=csv,noheader 2>/dev/null | head -n1 | sed 's/^/sm, max sm, memory, max memory: /' || true)"
+fi
 "$binary" "${args[@]}"
 node scripts/bench-to-site.mjs build/bench/run.json build/bench/summary.json

@@ -2,6 +2,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cmath>
 #include <exception>
 #include <map>
@@ -9,6 +10,7 @@
 #include <sstream>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "attention_kernels.hpp"
 #include "attn/attention/sdpa.hpp"
@@ -63,6 +65,60 @@ struct Runtime {
 Runtime& runtime() {
     static Runtime r;
     return r;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Timing. A decode-sized kernel runs for microseconds, less than the gap between two launches, so
+// one launch per pair of events would time the launch path. After warm-up launches (first-touch
+// of the buffers, clocks ramping up, lazy module loading), each timed region holds enough
+// back-to-back launches to last about kRegionSeconds, and the time per launch is the region's
+// time divided by their count. Per-region times are kept, so the run reports its spread.
+
+constexpr int kWarmupLaunches = 3;
+constexpr double kRegionSeconds = 2e-3;
+constexpr int kMaxLaunchesPerRegion = 1000;
+
+struct TimedLaunches {
+    int launches_per_region = 1;
+    std::vector<double> seconds_per_launch;  // one entry per timed region
+};
+
+template <class Launch>
+double time_region(Runtime& rt, const Launch& launch_once, int launches, const std::string& what) {
+    cuda_check(cudaEventRecord(rt.start, rt.stream), "cudaEventRecord");
+    for (int i = 0; i < launches; ++i) launch_once();
+    cuda_check(cudaEventRecord(rt.stop, rt.stream), "cudaEventRecord");
+    cuda_check(cudaEventSynchronize(rt.stop), what.c_str());
+    float ms = 0;
+    cuda_check(cudaEventElapsedTime(&ms, rt.start, rt.stop), "cudaEventElapsedTime");
+    return static_cast<double>(ms) / 1e3 / launches;
+}
+
+template <class Launch>
+TimedLaunches time_launches(benchmark::State& state, const Launch& launch_once, const std::string& what) {
+    Runtime& rt = runtime();
+    TimedLaunches t;
+    const double one = time_region(rt, launch_once, kWarmupLaunches, what);
+    t.launches_per_region = static_cast<int>(std::clamp(std::ceil(kRegionSeconds / std::max(one, 1e-9)), 1.0,
+                                                        static_cast<double>(kMaxLaunchesPerRegion)));
+    for (auto _ : state) {
+        const double seconds = time_region(rt, launch_once, t.launches_per_region, what);
+        t.seconds_per_launch.push_back(seconds);
+        state.SetIterationTime(seconds);
+    }
+    return t;
+}
+
+// The spread of the per-region times: minimum, median and maximum seconds per launch, and the
+// launches each region held.
+void set_spread_counters(benchmark::State& state, TimedLaunches t) {
+    if (t.seconds_per_launch.empty()) return;
+    std::sort(t.seconds_per_launch.begin(), t.seconds_per_launch.end());
+    const std::vector<double>& s = t.seconds_per_launch;
+    state.counters["launch_s_min"] = s.front();
+    state.counters["launch_s_median"] = s[s.size() / 2];
+    state.counters["launch_s_max"] = s.back();
+    state.counters["launches_per_region"] = t.launches_per_region;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -397,22 +453,14 @@ void cuda_attention_benchmark(benchmark::State& state, const CudaKernel& kernel,
             device_bytes += 2.0 * static_cast<double>(bytes);
         }
 
-        Runtime& rt = runtime();
-        for (auto _ : state) {
-            cuda_check(cudaEventRecord(rt.start, rt.stream), "cudaEventRecord");
-            launch(kernel, call);
-            cuda_check(cudaEventRecord(rt.stop, rt.stream), "cudaEventRecord");
-            cuda_check(cudaEventSynchronize(rt.stop), ("cuda/" + kernel.name).c_str());
-            float ms = 0;
-            cuda_check(cudaEventElapsedTime(&ms, rt.start, rt.stop), "cudaEventElapsedTime");
-            state.SetIterationTime(static_cast<double>(ms) / 1e3);
-        }
+        const TimedLaunches timed = time_launches(state, [&] { launch(kernel, call); }, "cuda/" + kernel.name);
 
         using benchmark::Counter;
         state.counters["FLOP/s"] = Counter(p.convention_flops(), Counter::kIsIterationInvariantRate);
         state.counters["bytes/s"] = Counter(kernel.modelled_bytes(p), Counter::kIsIterationInvariantRate);
         state.counters["peak_device_bytes"] = Counter(device_bytes, Counter::kDefaults, Counter::kIs1024);
         state.counters["check_error"] = check.max_abs_error;
+        set_spread_counters(state, timed);
         state.counters["N"] = static_cast<double>(p.seq);
         state.counters["d"] = static_cast<double>(p.head_dim);
         state.counters["causal"] = p.causal == Causal::none ? 0.0 : 1.0;
