@@ -214,13 +214,13 @@ function documentOf(source) {
     caption: 'Arithmetic intensity of one attention forward pass, and the roofline\'s verdict',
     columns: [
       { label: 'GPU' }, { label: 'N', numeric: true }, { label: 'd', numeric: true },
-      { label: 'Standard: FLOP/byte', numeric: true }, { label: 'Standard: ceiling, % of peak', numeric: true },
-      { label: 'Flash: FLOP/byte', numeric: true }, { label: 'Flash: ceiling, % of peak', numeric: true },
+      { label: 'Standard: FLOP/byte', numeric: true }, { label: 'Standard: no-L2-reuse bound, % of peak', numeric: true },
+      { label: 'Flash: FLOP/byte', numeric: true }, { label: 'Flash: no-L2-reuse bound, % of peak', numeric: true },
       { label: 'Predicted speed-up', numeric: true },
     ],
     rows,
     notes: [
-      'Model prediction, FP16 forward pass, batch 2 × 16 heads. Standard: FA1 Algorithm 0. Flash: Algorithm 1 with block sizes from the GPU\'s shared memory. Ceiling = attainable ÷ dense peak, every tile load charged to HBM: 100% means compute-bound.',
+      'Model prediction, FP16 forward pass, batch 2 × 16 heads. Standard: FA1 Algorithm 0. Flash: Algorithm 1 with block sizes from the GPU\'s shared memory. Bound = attainable ÷ dense peak, every tile load charged to HBM (no L2 reuse): 100% means compute-bound.',
     ],
     source: `Computed by the core (\`predictAttention\`: core/include/attn/cost/attention_cost.hpp, traffic counted from ${FA1}, Algorithms 0 and 1) with the ${CORE_PRESETS}.`,
   };
@@ -236,19 +236,19 @@ function documentOf(source) {
   const { blockQ } = core.predictAttention({ ...shape, algorithm: 'standard', pass: 'forward' });
   const ops = core.standardAttentionBreakdown({ ...shape, blockQ, dropout: true });
   const labels = {
-    matmul_qk: 'Matmul: S = QKᵀ', mask: 'Mask (causal)', softmax: 'Softmax', dropout: 'Dropout', matmul_pv: 'Matmul: O = PV',
+    matmul_qk: 'Matmul: S = QKᵀ', mask: 'Elementwise: causal mask', softmax: 'Elementwise: softmax', dropout: 'Elementwise: dropout', matmul_pv: 'Matmul: O = PV',
   };
   const total = ops.reduce((sum, op) => sum + op.timeS, 0);
   const elementwise = ops.filter((op) => op.kind === 'elementwise').reduce((sum, op) => sum + op.timeS, 0);
   const ms = (s) => `${fixed(s * 1e3, 3)} ms`;
-  const rows = ops.map((op) => [labels[op.name], op.kind === 'matmul' ? 'matrix multiply' : 'elementwise',
+  const rows = ops.map((op) => [labels[op.name],
     op.flops ? `${fixed(op.flops / 1e9, 1)} GFLOP` : '—', bytes(op.hbmBytes), ms(op.timeS), perCent(op.timeS / total)]);
-  rows.push(['All five kernels', '', '', bytes(ops.reduce((sum, op) => sum + op.hbmBytes, 0)), ms(total), '100%']);
+  rows.push(['All five kernels', '', bytes(ops.reduce((sum, op) => sum + op.hbmBytes, 0)), ms(total), '100%']);
   values['breakdown.elementwise_share'] = perCent(elementwise / total);
   tables.breakdown = {
     caption: 'Where the time goes: unfused standard attention on an A100, forward pass, kernel by kernel',
     columns: [
-      { label: 'Kernel' }, { label: 'Kind' }, { label: 'FLOPs', numeric: true }, { label: 'HBM traffic', numeric: true },
+      { label: 'Kernel' }, { label: 'FLOPs', numeric: true }, { label: 'HBM traffic', numeric: true },
       { label: 'Time (model)', numeric: true }, { label: 'Share', numeric: true },
     ],
     rows,

@@ -149,6 +149,19 @@ test('the time-breakdown table shows what the core computes for unfused standard
   assert.equal(data.values['breakdown.elementwise_share'], `${(100 * elementwise / total).toFixed(0)}%`);
 });
 
+test('the Part 4 hook quotes the KV cache the core computes for Llama 3 70B at 128k tokens', async () => {
+  const { default: create } = await import(join(repoRoot, 'static', 'wasm', 'attn_inference.js'));
+  const inference = await create({ wasmBinary: readFileSync(join(repoRoot, 'static', 'wasm', 'attn_inference.wasm')) });
+  const GiB = 2 ** 30, contextTokens = 131072;
+  // The model as shipped (grouped-query attention, 8 K/V heads), and the same shape with one K/V head per query head.
+  const gqa = inference.kvCacheBytes({ model: 'llama3-70b', contextTokens });
+  const mha = inference.kvCacheBytes({ scheme: 'mha', layers: 80, qHeads: 64, headDim: 128, contextTokens });
+  assert.equal(gqa.kvHeads, 8);
+  const next = textOf(html.match(/id="?next"?[\s\S]*?<\/p>/)[0]);
+  assert.match(next, new RegExp(`${mha.totalBytes / GiB} GiB with 64 key/value heads`));
+  assert.match(next, new RegExp(`brings it to ${gqa.totalBytes / GiB} GiB`));
+});
+
 test('model ceilings are labelled as no-L2-reuse bounds, and corrected figures stay corrected', () => {
   assert.match(visibleText, /no-L2-reuse bounds?/);
   assert.doesNotMatch(visibleText, /156 TFLOP\/s|must load K and V fewer times|factor is 14\.8|so it runs only on Hopper/);
