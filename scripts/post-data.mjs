@@ -391,7 +391,7 @@ function documentOf(source) {
     columns: [{ label: 'Method' }, { label: 'Model (N = 512, d = 128, seed 0)', numeric: true }, { label: 'Reported (FA3 Table 3, on an H100)', numeric: true }],
     rows,
     notes: [
-      'Model (N = 512): inputs N(0, 1) plus, with probability 0.001, an N(0, 100) outlier (FA3 §4.3), with the roundings of FP16 and FP8 kernels emulated. Reported: the paper\'s measurement; "—": no matching row. Block quantisation compares with the per-tensor row on the same loop: with outliers in 0.1% of entries every block holds several, so its scales are barely finer, and the two trade places from seed to seed.',
+      'Model (N = 512): inputs N(0, 1) plus, with probability 0.001, an N(0, 100) outlier (FA3 §4.3), with the roundings of FP16 and FP8 kernels emulated. Reported: the paper\'s measurement; "—": no matching row. Block quantisation compares with the per-tensor row on the same loop: with outliers in 0.1% of entries every block holds several, so its scales are barely finer; which of the two is lower changes with the seed.',
     ],
     source: `Model: the core's \`fp8Experiment\` (core/include/attn/attention/fp8_numerics.hpp). Reported: ${paperSource}.`,
   };
