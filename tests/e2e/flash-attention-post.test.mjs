@@ -1,7 +1,8 @@
 // Browser tests of Part 3, the FlashAttention post: it loads under the production
 // Content-Security-Policy with no console error or failed request, each of its five figures starts
 // from the core inside its iframe, each frame takes its figure's height up to the window's (and has
-// it before the figure loads), nothing overflows at 375 px, and reduced motion still works.
+// it before the figure loads), nothing overflows at 375 px, reduced motion still works, the reading
+// time stays within 30 minutes and the collapsed "how these numbers were computed" section opens.
 // Screenshots at 1280 and 375 px go to test-artifacts/.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -105,6 +106,22 @@ test('with prefers-reduced-motion the post and its centerpiece still work', asyn
   await frame.getByRole('button', { name: /Step forward/ }).click();
   await page.waitForFunction(([selector, b]) => document.querySelector(selector).contentDocument
     .querySelector('[data-testid="step-count"]').textContent !== b, [frameSelector('flash-attention-tiling'), before]);
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+test('the reading time is at most 30 minutes, and the model bookkeeping opens on demand', async () => {
+  const { page, problems, close } = await site.open(POST, { viewport: { width: 1280, height: 900 } });
+  const minutes = Number((await page.getByText(/\d+ min read/).first().textContent()).match(/(\d+) min read/)[1]);
+  assert.ok(minutes <= 30, `reading time ${minutes} min`);
+  const details = page.locator('details.how-computed');
+  const bounds = details.locator('[data-table="benchmarks"]');
+  assert.equal(await details.evaluate((d) => d.open), false, 'collapsed by default');
+  assert.equal(await bounds.isVisible(), false);
+  await details.locator('summary').click();
+  await bounds.waitFor({ state: 'visible' });
+  await bounds.scrollIntoViewIfNeeded();
+  await screenshot(page, 'flash-attention-post-how-computed-1280');
   assert.deepEqual(problems, []);
   await close();
 });

@@ -3,11 +3,12 @@
 // a name bound in wasm/flash/ or wasm/common/ is missing from these declarations.
 import type { ModuleOptions, RandomApi } from '../common/types';
 import type { AttentionApi } from './attention';
+import type { BreakdownApi } from './breakdown';
 import type { CostApi } from './cost';
 import type { GpuApi } from './gpu';
 import type { IoApi } from './io';
 
-export interface AttnFlash extends RandomApi, AttentionApi, IoApi, CostApi, GpuApi {}
+export interface AttnFlash extends RandomApi, AttentionApi, IoApi, CostApi, GpuApi, BreakdownApi {}
 
 declare function createAttnModule(options?: ModuleOptions): Promise<AttnFlash>;
 export default createAttnModule;
