@@ -42,7 +42,8 @@ type Factory = (options?: ModuleOptions) => Promise<unknown>;
 type CompiledModules = Map<string, Promise<WebAssembly.Module>>;
 const SHARED_KEY = '__attnCompiledWasm';
 
-function sharingWindow(): Window {
+/** The topmost window of this origin above this one (this window when the parent is another site). */
+export function sharingWindow(): Window {
   let host: Window = window;
   try {
     // Walk up while the parent is this origin (reading its origin throws across origins).
