@@ -99,12 +99,29 @@ function showState(figure, state) {
   if (newTab) newTab.setAttribute('href', src);
 }
 
+// The text above a figure is laid out only as it nears the screen (post.css, content-visibility),
+// and frames take their figures' heights as they load, so the page above a figure grows after the
+// first scroll to it. Until the reader scrolls or 3 s have passed, the figure is scrolled back to
+// the top of the window whenever the page's height changes.
+function pinToTop(figure) {
+  const align = () => figure.scrollIntoView({ block: 'start', behavior: 'instant' });
+  const pin = new ResizeObserver(align);
+  const release = () => {
+    pin.disconnect();
+    for (const type of ['wheel', 'touchstart', 'keydown', 'pointerdown']) window.removeEventListener(type, release, true);
+  };
+  for (const type of ['wheel', 'touchstart', 'keydown', 'pointerdown']) window.addEventListener(type, release, true);
+  pin.observe(document.body);
+  setTimeout(release, 3000);
+  align();
+}
+
 function followPostHash() {
   const match = POST_HASH.exec(location.hash);
   const figure = match && document.getElementById(`fig-${match[1]}`);
   if (!figure) return;
   if (match[2] !== undefined) showState(figure, match[2]);
-  figure.scrollIntoView({ block: 'start' });
+  pinToTop(figure);
 }
 followPostHash();
 window.addEventListener('hashchange', followPostHash);
