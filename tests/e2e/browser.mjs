@@ -18,7 +18,7 @@ export async function startSite(dir = process.env.SITE_DIR ?? 'public') {
   return {
     base,
     // A fresh page with problem recording. `options` are Playwright context options
-    // (viewport, reducedMotion, ...).
+    // (viewport, reducedMotion, ...). With `path` null the page stays blank.
     async open(path, options = {}) {
       const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, ...options });
       const page = await context.newPage();
@@ -27,7 +27,7 @@ export async function startSite(dir = process.env.SITE_DIR ?? 'public') {
       page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
       page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
       page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
-      await page.goto(base + path, { waitUntil: 'networkidle' });
+      if (path !== null) await page.goto(base + path, { waitUntil: 'networkidle' });
       return { page, problems, close: () => context.close() };
     },
     async close() {

@@ -109,3 +109,22 @@ test('WebAssembly is served as application/wasm, its JavaScript loader is not', 
   assert.deepEqual(headersFor('/wasm/attn_flash.wasm')['content-type'], ['application/wasm']);
   assert.equal(headersFor('/wasm/attn_flash.js')['content-type'], undefined);
 });
+
+// A content hash in the name: Vite's `name-8charhash.ext`, Hugo's `name.min.<64 hex>.ext`.
+const FINGERPRINTED = /(-[A-Za-z0-9_-]{8}|\.[0-9a-f]{64})\.(js|css)$/;
+
+test('only fingerprinted files are cached as immutable, and each has one Cache-Control', () => {
+  const problems = [];
+  for (const file of files) {
+    for (const path of requestPaths(file)) {
+      const cache = headersFor(path)['cache-control'] ?? [];
+      if (cache.length > 1) problems.push(`${path}: ${cache.length} Cache-Control values`);
+      if (cache.some((v) => /immutable/.test(v)) && !FINGERPRINTED.test(path)) problems.push(`${path}: immutable without a content hash in its name`);
+    }
+  }
+  assert.deepEqual(problems, []);
+  // Every fingerprinted file the built pages load is long-lived.
+  const fingerprinted = files.map((f) => `/${f}`).filter((p) => FINGERPRINTED.test(p));
+  assert.ok(fingerprinted.length > 0 || files.length === 0);
+  for (const path of fingerprinted) assert.match(String(headersFor(path)['cache-control']), /max-age=31536000, immutable/, path);
+});

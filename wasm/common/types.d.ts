@@ -40,4 +40,9 @@ export interface RandomApi {
 export interface ModuleOptions {
   wasmBinary?: ArrayBuffer | Uint8Array;
   locateFile?: (path: string) => string;
+  /** Emscripten's hook: instantiate the module here and hand the instance to `receive`. */
+  instantiateWasm?: (
+    imports: WebAssembly.Imports,
+    receive: (instance: WebAssembly.Instance, module: WebAssembly.Module) => void,
+  ) => object;
 }

@@ -79,3 +79,69 @@ window.addEventListener('message', (event) => {
   estimator.unobserve(iframe.parentElement);
   sizeFrame(iframe.parentElement, height);
 });
+
+// Figure state travels. Each figure keeps its state in its own URL hash and reports every change as
+// { type: 'viz:state', hash } (site/viz/shared/hashState.ts). The "New tab" link takes that state,
+// so the figure opens there as the reader left it (full screen shows the same frame, so it keeps it
+// anyway). While the reader is working a figure, the post's URL becomes #fig-<name>:<state>, so
+// copying it shares the post scrolled to that figure in that state; such a URL, opened or changed
+// later, moves the figure to that state and scrolls to it.
+const POST_HASH = /^#fig-([a-z0-9-]+)(?::(.*))?$/;
+const figureParts = (figure) => {
+  const iframe = figure.querySelector('.viz__frame iframe');
+  return { iframe, newTab: figure.querySelector('[data-viz-newtab]'), page: iframe.getAttribute('src').split('#')[0] };
+};
+
+function showState(figure, state) {
+  const { iframe, newTab, page } = figureParts(figure);
+  const src = state ? `${page}#${state}` : page;
+  if (iframe.getAttribute('src') !== src) iframe.setAttribute('src', src);
+  if (newTab) newTab.setAttribute('href', src);
+}
+
+// The text above a figure is laid out only as it nears the screen (post.css, content-visibility),
+// and frames take their figures' heights as they load, so the page above a figure grows after the
+// first scroll to it. Until the reader scrolls or 3 s have passed, the figure is scrolled back to
+// the top of the window whenever the page's height changes.
+function pinToTop(figure) {
+  const align = () => figure.scrollIntoView({ block: 'start', behavior: 'instant' });
+  const pin = new ResizeObserver(align);
+  const release = () => {
+    pin.disconnect();
+    for (const type of ['wheel', 'touchstart', 'keydown', 'pointerdown']) window.removeEventListener(type, release, true);
+  };
+  for (const type of ['wheel', 'touchstart', 'keydown', 'pointerdown']) window.addEventListener(type, release, true);
+  pin.observe(document.body);
+  setTimeout(release, 3000);
+  align();
+}
+
+function followPostHash() {
+  const match = POST_HASH.exec(location.hash);
+  const figure = match && document.getElementById(`fig-${match[1]}`);
+  if (!figure) return;
+  if (match[2] !== undefined) showState(figure, match[2]);
+  pinToTop(figure);
+}
+followPostHash();
+window.addEventListener('hashchange', followPostHash);
+
+window.addEventListener('message', (event) => {
+  if (event.origin !== location.origin || event.data?.type !== 'viz:state' || typeof event.data.hash !== 'string') return;
+  const iframe = [...document.querySelectorAll('.viz__frame iframe')].find((f) => f.contentWindow === event.source);
+  const figure = iframe?.closest('figure[data-viz-name]');
+  if (!figure) return;
+  const { newTab, page } = figureParts(figure);
+  if (newTab) newTab.setAttribute('href', `${page}#${event.data.hash}`);
+  // Only the figure the reader is working (focus is inside its frame) writes the post's URL: the
+  // state every figure reports as it opens is not the reader's.
+  if (document.activeElement === iframe) history.replaceState(null, '', `#fig-${figure.dataset.vizName}:${event.data.hash}`);
+});
+
+// A link to a figure (the "Skip to the first figure" link) puts keyboard focus inside it, where the
+// figure's shortcuts work (Space, ←/→, Home/End; site/viz/shared/PlayControls.tsx).
+document.addEventListener('click', (event) => {
+  const link = event.target.closest?.('a[href^="#fig-"]');
+  const figure = link && document.getElementById(link.getAttribute('href').slice(1).split(':')[0]);
+  if (figure) requestAnimationFrame(() => figureParts(figure).iframe.focus());
+});

@@ -1,20 +1,27 @@
 // Play / Pause / step back / step forward / reset / speed, with keyboard shortcuts:
 //   Space or K: play/pause   ← / →: step   Home: reset   End: last step   - / +: speed
-// Shortcuts work anywhere in the figure except while typing in a text field.
+// Shortcuts work wherever focus is inside the figure, on a button too (Space there plays or pauses
+// instead of pressing the button; Enter still presses it), except where a control needs the key
+// for itself: text fields and selects keep every key; checkboxes keep Space; sliders keep the
+// arrows and Home/End; a radio group (Segmented) keeps the arrows, which move its choice.
 import { useEffect } from 'preact/hooks';
 import { Icon } from './icons';
 import { NumberSelect } from './NumberSelect';
 import { SPEEDS, type Stepper } from './stepper';
 
-const isTextInput = (t: EventTarget | null) =>
-  t instanceof HTMLInputElement ? !['range', 'button', 'checkbox'].includes(t.type) : t instanceof HTMLTextAreaElement;
+const ownsKey = (target: EventTarget | null, key: string): boolean => {
+  if (target instanceof HTMLTextAreaElement || target instanceof HTMLSelectElement) return true;
+  if (target instanceof HTMLElement && target.closest('[role="radiogroup"]')) return key.startsWith('Arrow');
+  if (!(target instanceof HTMLInputElement)) return false;
+  if (target.type === 'checkbox' || target.type === 'radio') return key === ' ' || (target.type === 'radio' && key.startsWith('Arrow'));
+  if (target.type === 'range') return key.startsWith('Arrow') || key === 'Home' || key === 'End' || key.startsWith('Page');
+  return target.type !== 'button';  // a text-like field
+};
 
 export function PlayControls({ stepper }: { stepper: Stepper }) {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (e.altKey || e.ctrlKey || e.metaKey || isTextInput(e.target)) return;
-      // A focused range input or button handles its own arrows and Space.
-      const own = e.target instanceof HTMLInputElement || e.target instanceof HTMLButtonElement || e.target instanceof HTMLSelectElement;
+      if (e.altKey || e.ctrlKey || e.metaKey || ownsKey(e.target, e.key)) return;
       const actions: Record<string, () => void> = {
         ' ': stepper.toggle, k: stepper.toggle,
         ArrowRight: stepper.next, ArrowLeft: stepper.prev, Home: stepper.reset,
@@ -22,7 +29,7 @@ export function PlayControls({ stepper }: { stepper: Stepper }) {
         '+': stepper.faster, '=': stepper.faster, '-': stepper.slower,
       };
       const action = actions[e.key];
-      if (!action || (own && (e.key === ' ' || e.key.startsWith('Arrow') || e.key === 'Home' || e.key === 'End'))) return;
+      if (!action) return;
       e.preventDefault();
       action();
     };

@@ -1,7 +1,11 @@
 // Figure state in the URL hash (#step=2&seed=7), so a link reproduces what the reader saw.
 // Values are kept as strings here; the figure validates them (the core rejects a bad seed with a
-// message the page shows).
-import { effect } from '@preact/signals';
+// message the page shows). A figure restarts from the hash when it changes (mount.tsx).
+//
+// Embedded, the figure also tells its host page each state it writes, as a message
+// { type: 'viz:state', hash: 'step=2&seed=7' }: the viz shortcode's script carries it into the
+// "New tab" link and the post's own URL (#fig-<name>:step=2&seed=7), which opens the post there.
+import { figureEffect } from './figureScope';
 
 export function readHash(): Record<string, string> {
   return Object.fromEntries(new URLSearchParams(window.location.hash.slice(1)));
@@ -14,7 +18,10 @@ export const hashNumber = (hash: Record<string, string>, key: string, fallback: 
 function writeHash(values: Record<string, string | number>): void {
   const params = new URLSearchParams(Object.entries(values).map(([k, v]) => [k, String(v)]));
   // replaceState: stepping through a figure should not fill the browser history.
-  history.replaceState(null, '', '#' + params.toString());
+  const hash = params.toString();
+  if (hash === window.location.hash.slice(1)) return;
+  history.replaceState(null, '', '#' + hash);
+  if (window.parent !== window) window.parent.postMessage({ type: 'viz:state', hash }, '*');
 }
 
 // How long the hash lags the figure. history.replaceState costs milliseconds in Chromium and is
@@ -25,9 +32,10 @@ const HASH_DELAY_MS = 150;
 /** Keeps the hash equal to `read()` (an effect over the signals it reads), HASH_DELAY_MS behind. */
 export function syncHash(read: () => Record<string, string | number>): void {
   let pending = 0;
-  effect(() => {
+  // The cleanup cancels a pending write when the values change again and when the figure restarts.
+  figureEffect(() => {
     const values = read();
-    window.clearTimeout(pending);
     pending = window.setTimeout(() => writeHash(values), HASH_DELAY_MS);
+    return () => window.clearTimeout(pending);
   });
 }

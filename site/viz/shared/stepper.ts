@@ -1,6 +1,7 @@
 // The playback state of a sequential figure. A visualization renders trace[step]; Play, Pause,
 // Step and the scrubber only move `step` -- they never compute anything themselves.
-import { effect, signal, type Signal } from '@preact/signals';
+import { signal, type Signal } from '@preact/signals';
+import { figureEffect } from './figureScope';
 import { reducedMotion } from './motion';
 import { motionTokens } from './theme';
 
@@ -29,7 +30,7 @@ export function createStepper(initialCount: number, initialStep = 0): Stepper {
   const seek = (s: number) => (step.value = Math.min(Math.max(Math.round(s), 0), last()));
 
   // While playing, advance every stepMs / speed; stop at the last step.
-  effect(() => {
+  figureEffect(() => {
     if (!playing.value) return;
     const timer = window.setInterval(() => {
       if (step.value >= last()) playing.value = false;
@@ -81,7 +82,7 @@ export function createClock(initialStops: number[], initialStep = 0, playMs = 90
   const eps = () => (last() - first()) * 1e-9;
 
   // step = the last stop at or before time (binary search: launches can have hundreds of waves).
-  effect(() => {
+  figureEffect(() => {
     const t = time.value + eps(), s = stops.value;
     let lo = 0, hi = s.length - 1;
     while (lo < hi) { const mid = (lo + hi + 1) >> 1; if (s[mid] <= t) lo = mid; else hi = mid - 1; }
@@ -94,7 +95,7 @@ export function createClock(initialStops: number[], initialStep = 0, playMs = 90
     time.value = next ?? last();
   };
 
-  effect(() => {
+  figureEffect(() => {
     if (!playing.value) return;
     if (reducedMotion.value) {
       const timer = window.setInterval(() => {
