@@ -125,3 +125,14 @@ test('the reading time is at most 30 minutes, and the model bookkeeping opens on
   assert.deepEqual(problems, []);
   await close();
 });
+
+test('the FlashAttention-2 section\'s link shows the tiling figure in the original loop order', async () => {
+  const { page, problems, close } = await site.open(POST);
+  const frame = frameOf(page, 'flash-attention-tiling');
+  await page.getByRole('link', { name: 'See the original order in the tiling figure' }).click();
+  await frame.getByRole('radio', { name: /FA1/ }).and(frame.locator('[aria-checked="true"]')).waitFor();
+  const box = await iframeOf(page, 'flash-attention-tiling').boundingBox();
+  assert.ok(box.y < 800 && box.y + box.height > 0, 'the figure is scrolled into view');
+  assert.deepEqual(problems, []);
+  await close();
+});
