@@ -211,7 +211,9 @@ function resolves(url) {
     if (!existsSync(file)) return false;
     page = file.endsWith('.html') ? readFileSync(file, 'utf8') : '';
   }
-  return !fragment || new RegExp(`id="?${fragment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"?[\\s>]`).test(page);
+  // A figure's deep link #fig-<name>:<state> targets the element fig-<name>.
+  const target = fragment?.startsWith('fig-') ? fragment.split(':')[0] : fragment;
+  return !target || new RegExp(`id="?${target.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"?[\\s>]`).test(page);
 }
 
 test('every internal link of the post resolves (figures checked separately)', () => {
