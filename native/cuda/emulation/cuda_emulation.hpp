@@ -89,6 +89,11 @@ extern "C" void __tsan_ignore_thread_end();
 namespace attn::cuda_emulation {
 
 inline constexpr unsigned kWarpSize = 32;
+#if defined(ATTN_EMULATION_TSAN)
+inline constexpr bool kThreadSanitizer = true;
+#else
+inline constexpr bool kThreadSanitizer = false;
+#endif
 // Dynamic shared memory a kernel may use without opting in (CUDA Programming Guide, "Shared
 // Memory": allocations above 48 KB per block need cudaFuncSetAttribute).
 inline constexpr std::size_t kDefaultSharedBytes = 48 * 1024;
@@ -125,6 +130,27 @@ inline FunctionAttributes& function_attributes() {
 
 struct BlockContext;
 
+// The rendezvous of a warp's shuffle: no lane reads a value before every lane has published its
+// own. Built from atomics alone, so that ThreadSanitizer can be told to ignore the ordering it
+// creates (see shuffle_rendezvous) without then seeing races on a barrier's internal state.
+class WarpRendezvous {
+public:
+    void arrive_and_wait() {
+        const unsigned phase = phase_.load(std::memory_order_acquire);
+        if (arrived_.fetch_add(1, std::memory_order_acq_rel) + 1 == kWarpSize) {
+            arrived_.store(0, std::memory_order_relaxed);  // before the new phase releases anyone
+            phase_.fetch_add(1, std::memory_order_release);
+            phase_.notify_all();
+        } else {
+            phase_.wait(phase, std::memory_order_acquire);
+        }
+    }
+
+private:
+    std::atomic<unsigned> arrived_{0};
+    std::atomic<unsigned> phase_{0};
+};
+
 // Completion steps of the barriers: everything written before a barrier is published to the
 // threads it releases, so their copies of shared memory are refreshed (see check_published).
 struct PublishToWarp {
@@ -146,28 +172,28 @@ struct BlockContext {
           published(threads / kWarpSize, std::vector<unsigned char>(shared_storage.size())) {
         for (unsigned w = 0; w < threads / kWarpSize; ++w) {
             warp_barriers.push_back(std::make_unique<std::barrier<PublishToWarp>>(kWarpSize, PublishToWarp{this, w}));
-            shuffle_barriers.push_back(std::make_unique<std::barrier<>>(kWarpSize));
+            shuffle_rendezvous.push_back(std::make_unique<WarpRendezvous>());
         }
     }
     std::barrier<PublishToBlock> block_barrier;
     std::vector<std::unique_ptr<std::barrier<PublishToWarp>>> warp_barriers;
-    std::vector<std::unique_ptr<std::barrier<>>> shuffle_barriers;
+    std::vector<std::unique_ptr<WarpRendezvous>> shuffle_rendezvous;
     std::vector<std::atomic<std::uint64_t>> exchange;  // two shuffle slots per thread (see __shfl_sync)
     std::vector<unsigned char> shared_storage;  // dynamic shared memory plus room to place its base
     // Per warp: dynamic shared memory as of the warp's last barrier.
     std::vector<std::vector<unsigned char>> published;
 
-    // The first error found while the grid runs (the launch reports it).
-    std::mutex error_mutex;
+    // The first error found while the grid runs (the launch reports it after joining the
+    // threads). Claimed with a relaxed exchange: a lock here would order the memory of the
+    // reporting threads and so hide from ThreadSanitizer the very races being reported.
+    std::atomic<bool> failed{false};
     cudaError_t error = cudaSuccess;
     std::string error_detail;
 
     void report(cudaError_t e, const std::string& detail) {
-        const std::lock_guard lock(error_mutex);
-        if (error == cudaSuccess) {
-            error = e;
-            error_detail = detail;
-        }
+        if (failed.exchange(true, std::memory_order_relaxed)) return;
+        error = e;
+        error_detail = detail;
     }
 
     // 0xFF bytes are NaN as float, __half and __nv_bfloat16: unwritten shared memory is poison.
@@ -275,7 +301,7 @@ inline void shuffle_rendezvous() {
 #if defined(ATTN_EMULATION_TSAN)
     AnnotateIgnoreSyncBegin(__FILE__, __LINE__);
 #endif
-    current_thread.block->shuffle_barriers[warp_id()]->arrive_and_wait();
+    current_thread.block->shuffle_rendezvous[warp_id()]->arrive_and_wait();
 #if defined(ATTN_EMULATION_TSAN)
     AnnotateIgnoreSyncEnd(__FILE__, __LINE__);
 #endif
