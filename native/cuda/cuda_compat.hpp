@@ -33,7 +33,8 @@
 namespace attn::cuda {
 
 // Copies 16 bytes between 16-byte aligned addresses: one vector load and store on the GPU
-// (ld.global.v4 / st.shared.v4); memcpy on the host, which has no aliasing concerns.
+// (ld.global.v4 / st.shared.v4), which fault on a misaligned address; under the emulation a
+// memcpy after the same alignment check, a violation failing the launch.
 ATTN_HD inline void copy_16_bytes(void* destination, const void* source) {
 #if defined(__CUDACC__)
     *static_cast<uint4*>(destination) = *static_cast<const uint4*>(source);
