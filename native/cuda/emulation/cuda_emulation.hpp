@@ -17,7 +17,8 @@
 //    - the publication check (deterministic, every build): each warp keeps a copy of dynamic
 //      shared memory as of its last __syncwarp/__syncthreads; a warp-collective WMMA load that
 //      reads bytes differing from that copy reads a write no barrier has published, and the
-//      launch fails. A shuffle does not refresh the copy.
+//      launch fails. A shuffle does not refresh the copy. Plain loads through a pointer cannot be
+//      intercepted, so for them the ThreadSanitizer build is the check:
 //    - under ThreadSanitizer (the tsan preset) the shuffle's rendezvous is hidden from the race
 //      detector, which then reports any plain read of another lane's write that only a shuffle
 //      separates.
