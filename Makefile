@@ -7,8 +7,8 @@ SHELL := /bin/bash
 NPM_BIN := node_modules/.bin
 export NODE_PATH := /usr/share/nodejs
 
-.PHONY: setup native asan wasm viz math data vendor site serve preview posters frame-heights interaction-times bench cuda \
-        test test-native test-asan test-wasm test-site test-e2e check-fresh clean
+.PHONY: setup native asan tsan wasm viz math data vendor site serve preview posters frame-heights interaction-times bench cuda \
+        test test-native test-asan test-tsan test-wasm test-site test-e2e check-fresh clean
 
 setup:
 	@scripts/setup.sh
@@ -20,6 +20,11 @@ native: setup
 asan: setup
 	cmake --preset asan
 	cmake --build --preset asan
+
+# The emulated CUDA kernel tests under ThreadSanitizer (only those targets are built).
+tsan: setup
+	cmake --preset tsan
+	cmake --build --preset tsan
 
 # The shared WebAssembly module, copied into static/wasm/ (committed).
 wasm: setup
@@ -82,7 +87,7 @@ cuda: setup
 	  scripts/check-hmma.sh build/cuda || exit 1; \
 	else echo "nvcc not found at /usr/local/cuda/bin: skipping the CUDA build"; fi
 
-test: test-native test-asan test-wasm cuda check-fresh test-site test-e2e
+test: test-native test-asan test-tsan test-wasm cuda check-fresh test-site test-e2e
 	@echo "All tests passed."
 
 test-native: native
@@ -90,6 +95,11 @@ test-native: native
 
 test-asan: asan
 	ctest --preset asan
+
+# A race between the threads of an emulated block (a missing __syncthreads or __syncwarp; emulated
+# shuffles order no memory here) is reported by ThreadSanitizer and fails the run.
+test-tsan: tsan
+	ctest --preset tsan
 
 test-wasm: wasm
 	node --test tests/wasm/

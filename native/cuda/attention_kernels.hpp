@@ -89,4 +89,48 @@ void flash_forward_tensor_core(const __nv_bfloat16* q, const __nv_bfloat16* k, c
 void merge_partial_states(const float* partial_m, const float* partial_l, const float* partial_acc, int rows,
                           int splits, int value_dim, float* out, float* lse, cudaStream_t stream);
 
+// Paged-attention decode (vLLM paged_attention semantics; core's attn::paged_decode is the
+// reference) with the context split across thread blocks (Flash-Decoding) and the splits merged
+// by merge_partial_states. One query token per (sequence, query head):
+//   q            [num_seqs, q_heads, head_dim] float
+//   key_pool     [num_blocks, kv_heads, block_size, head_dim] (core's pool layout), value_pool alike
+//   block_tables [num_seqs, max_blocks_per_seq] int32: logical block -> physical block
+//   context_lens [num_seqs] int32, each in [1, max_context_len], whose blocks the table covers with
+//                ids < num_blocks (device data: the kernel trusts them, as vLLM's does)
+//   workspace    paged_decode_workspace_floats(shape, splits) floats
+//   out          [num_seqs, q_heads, head_dim] float, lse [num_seqs, q_heads] float
+// Query head h reads KV head h / (q_heads / kv_heads); the query heads of a KV head (at most
+// kMaxPagedDecodeGroup) share one thread block. head_dim 64 or 128, block_size 16 or 32, splits in
+// [1, kMaxPagedDecodeSplits] (paged_decode_num_splits picks one); a split past a sequence's context
+// is empty and ignored by the merge. Slots past a sequence's context are never read.
+inline constexpr int kMaxPagedDecodeGroup = 8;
+inline constexpr int kMaxPagedDecodeSplits = 256;
+// Fewest tokens a split should read: its fixed costs (loading q, writing (d + 2) floats per query
+// head, the merge reading them back) stay a few percent of reading 256 K and V rows.
+inline constexpr int kMinTokensPerSplit = 256;
+
+struct PagedDecodeShape {
+    int num_seqs = 1;
+    int q_heads = 1;
+    int kv_heads = 1;  // divides q_heads
+    int head_dim = 128;
+    int block_size = 16;
+    int num_blocks = 1;
+    int max_blocks_per_seq = 1;
+};
+
+// Splits for a launch of num_seqs x kv_heads blocks on `multiprocessors` SMs (FlashAttention-2's
+// Flash-Decoding heuristic): 1 when those blocks already fill 80 % of a wave; otherwise the fewest
+// splits whose wave efficiency (blocks / SM slots of the waves they occupy) is within 85 % of the
+// best, each split reading at least kMinTokensPerSplit tokens of max_context_len.
+int paged_decode_num_splits(int num_seqs, int kv_heads, int max_context_len, int multiprocessors);
+std::size_t paged_decode_workspace_floats(const PagedDecodeShape& shape, int splits);
+void paged_decode(const float* q, const __half* key_pool, const __half* value_pool, const int* block_tables,
+                  const int* context_lens, const PagedDecodeShape& shape, int max_context_len, int splits,
+                  float* workspace, float* out, float* lse, std::optional<float> scale, cudaStream_t stream);
+void paged_decode(const float* q, const __nv_bfloat16* key_pool, const __nv_bfloat16* value_pool,
+                  const int* block_tables, const int* context_lens, const PagedDecodeShape& shape,
+                  int max_context_len, int splits, float* workspace, float* out, float* lse,
+                  std::optional<float> scale, cudaStream_t stream);
+
 }  // namespace attn::cuda

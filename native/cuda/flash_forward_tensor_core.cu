@@ -29,8 +29,8 @@
 //   HBM: Q and O once (2 L d bytes each), K and V once per query block (2 S d ceil(L / 64)
 //     bytes each), lse 4 L bytes. No L x S matrix is ever written.
 //   Shared memory: 77 KB per block for d = 128, 53 KB for d = 64 (dynamic, above the 48 KB
-//     static limit, so the launcher raises the kernel's limit), leaving room for two blocks per SM
-//     on sm_80 (164 KB) and sm_90 (227 KB).
+//     default, so the launcher opts the kernel in, after checking the device's maximum), leaving
+//     room for two blocks per SM on sm_80 (163 KB per block, 164 KB per SM) and sm_90 (227 KB).
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -55,6 +55,24 @@ constexpr int kBlockQ = kWarps * kMma;       // Br = 64 query rows, 16 per warp
 constexpr int kBlockK = 64;                  // Bc = 64 keys per tile
 constexpr int kElementsPer16Bytes = 8;       // 16-bit elements per vector load
 
+// Mutations: each puts back one bug the CPU emulation must catch. Only the mutation test targets
+// (tests/cuda_emulated/mutations/) define ATTN_KERNEL_MUTATION; every other build is kNone.
+enum class Mutation {
+    kNone,
+    kMissingSyncwarp,      // no __syncwarp between writing P and the warp's WMMA loads of it
+    kUnalignedLdm,         // P's leading dimension 64 + 4 halves: not a multiple of 16 bytes
+    kNoSharedMemoryOptIn,  // no cudaFuncSetAttribute: more than 48 KB without opting in
+    kSharedBase16,         // dynamic shared memory declared 16-byte aligned; WMMA needs 32
+};
+#if defined(ATTN_KERNEL_MUTATION)
+constexpr Mutation kMutation = Mutation::ATTN_KERNEL_MUTATION;
+#else
+constexpr Mutation kMutation = Mutation::kNone;
+#endif
+// WMMA loads and stores need 32-byte aligned tiles, and every tile starts at a multiple of 32
+// bytes from the base (SharedLayout), so the base must be 32-byte aligned.
+constexpr int kSharedAlignment = kMutation == Mutation::kSharedBase16 ? 16 : 32;
+
 template <class T>
 struct Element;
 template <>
@@ -72,7 +90,7 @@ template <class T, int kHeadDim>
 struct SharedLayout {
     static constexpr int kLdQkv = kHeadDim + 8;  // Q_i, K_j, V_j: [rows][kLdQkv] of T
     static constexpr int kLdS = kBlockK + 4;     // S (and the P V slabs): [kBlockQ][kLdS] of float
-    static constexpr int kLdP = kBlockK + 8;     // P: [kBlockQ][kLdP] of T
+    static constexpr int kLdP = kBlockK + (kMutation == Mutation::kUnalignedLdm ? 4 : 8);  // P: [kBlockQ][kLdP] of T
     static constexpr std::size_t kQ = 0;
     static constexpr std::size_t kK = kQ + sizeof(T) * kBlockQ * kLdQkv;
     static constexpr std::size_t kV = kK + sizeof(T) * kBlockK * kLdQkv;
@@ -108,7 +126,7 @@ __global__ void flash_forward_tensor_core_kernel(const T* q, const T* k, const T
                                                  DeviceBoolMask mask) {
     using Layout = SharedLayout<T, kHeadDim>;
     constexpr int kSlices = kHeadDim / kMma;  // 16-column slices of a Q, K, V or O row
-    ATTN_DYNAMIC_SHARED_MEMORY(shared);
+    ATTN_DYNAMIC_SHARED_MEMORY(shared, kSharedAlignment);
     T* q_tile = reinterpret_cast<T*>(shared + Layout::kQ);
     T* k_tile = reinterpret_cast<T*>(shared + Layout::kK);
     T* v_tile = reinterpret_cast<T*>(shared + Layout::kV);
@@ -183,7 +201,9 @@ __global__ void flash_forward_tensor_core_kernel(const T* q, const T* k, const T
             ATTN_UNROLL
             for (int i = 0; i < kElementsPer16Bytes; ++i) o[n][i] *= alpha;
         }
-        __syncwarp();  // P written, S consumed: the warp's S rows become scratch for P V
+        if constexpr (kMutation != Mutation::kMissingSyncwarp) {
+            __syncwarp();  // P written, S consumed: the warp's S rows become scratch for P V
+        }
 
         // O += P V, 64 output columns (4 slices) per round: WMMA into the scratch, then each
         // lane adds its 8 columns of each slice to its registers.
@@ -241,11 +261,16 @@ void launch_for_head_dim(const T* q, const T* k, const T* v, T* out, float* lse,
                          float scale, const KernelOptions& options, cudaStream_t stream) {
     auto* kernel = flash_forward_tensor_core_kernel<T, kHeadDim>;
     constexpr std::size_t bytes = SharedLayout<T, kHeadDim>::kBytes;
-    if (const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                   static_cast<int>(bytes));
-        e != cudaSuccess) {
-        throw Error(std::string("flash_forward_tensor_core: cannot reserve ") + std::to_string(bytes) +
-                    " bytes of shared memory: " + cudaGetErrorString(e));
+    checks::shared_memory_fits("flash_forward_tensor_core", bytes);
+    if constexpr (kMutation != Mutation::kNoSharedMemoryOptIn) {
+        // Above 48 KB the kernel must opt in; once per instantiation (a function attribute
+        // persists), the first launch's thread-safe static initialisation making the call.
+        static const cudaError_t opt_in =
+            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
+        if (opt_in != cudaSuccess) {
+            throw Error(std::string("flash_forward_tensor_core: cannot reserve ") + std::to_string(bytes) +
+                        " bytes of shared memory: " + cudaGetErrorString(opt_in));
+        }
     }
     const dim3 grid((shape.q_len + kBlockQ - 1) / kBlockQ, shape.q_heads, shape.batch);
     launch_kernel("flash_forward_tensor_core_kernel", kernel, grid, dim3(kWarps * kWarpSize), bytes, stream, q, k, v,

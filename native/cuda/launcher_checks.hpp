@@ -1,6 +1,7 @@
 #pragma once
 // Argument validation shared by the launchers in attention_kernels.hpp (host code only).
 #include <cmath>
+#include <cstddef>
 #include <limits>
 #include <string>
 
@@ -21,6 +22,9 @@ inline void not_null(const char* name, const void* pointer) {
 }
 
 inline constexpr long long kIntMax = std::numeric_limits<int>::max();
+// Sequence lengths are capped at 2^30 so that kernel index arithmetic in int (a length rounded up
+// to a whole tile, a tile offset plus a tile, a key index plus a warp's stride) cannot overflow.
+inline constexpr long long kMaxSequenceLength = 1LL << 30;
 // Flash kernels launch a grid (query blocks, q_heads, batch); CUDA allows 65535 in y and z.
 inline constexpr long long kGridYZMax = 65535;
 
@@ -34,8 +38,8 @@ inline float shape_and_options(const AttentionShape& s, const KernelOptions& o) 
         throw Error("q_heads must be a multiple of kv_heads, got q_heads = " + std::to_string(s.q_heads) +
                     " and kv_heads = " + std::to_string(s.kv_heads));
     }
-    in_range("q_len", s.q_len, 1, kIntMax);
-    in_range("kv_len", s.kv_len, 1, kIntMax);
+    in_range("q_len", s.q_len, 1, kMaxSequenceLength);
+    in_range("kv_len", s.kv_len, 1, kMaxSequenceLength);
     in_range("head_dim", s.head_dim, 1, kIntMax);
     in_range("value_dim", s.value_dim, 1, kIntMax);
     if (o.scale && !std::isfinite(*o.scale)) {
@@ -51,6 +55,20 @@ inline float shape_and_options(const AttentionShape& s, const KernelOptions& o) 
         in_range("mask.row_stride", o.mask.row_stride, 0, std::numeric_limits<long long>::max());
     }
     return o.scale ? *o.scale : 1.0f / std::sqrt(static_cast<float>(s.head_dim));
+}
+
+// Throws unless the current device allows `bytes` of dynamic shared memory per block (its opt-in
+// maximum: 163 KB on sm_80, 227 KB on sm_90).
+inline void shared_memory_fits(const char* kernel, std::size_t bytes) {
+    int device = 0, max_bytes = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&max_bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess) {
+        throw Error(std::string(kernel) + ": cannot query the device's shared memory per block");
+    }
+    if (bytes > static_cast<std::size_t>(max_bytes)) {
+        throw Error(std::string(kernel) + ": needs " + std::to_string(bytes) +
+                    " bytes of shared memory per block, the device allows at most " + std::to_string(max_bytes));
+    }
 }
 
 }  // namespace attn::cuda::checks

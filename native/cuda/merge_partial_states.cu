@@ -7,6 +7,7 @@
 // so the merge rule is written, and tested, once.
 // What it costs: one read of every partial state and one write of the output; no score is
 // recomputed. One thread block per row, one thread per output column.
+#include <cstddef>
 #include <string>
 
 #include "attention_kernels.hpp"
@@ -21,17 +22,18 @@ namespace {
 // lse: [rows]. Thread c handles column c of every split of row blockIdx.x.
 __global__ void merge_partial_states_kernel(const float* partial_m, const float* partial_l, const float* partial_acc,
                                             int splits, int value_dim, float* out, float* lse) {
-    const int row = blockIdx.x;
+    const int row = static_cast<int>(blockIdx.x);
     for (int c = threadIdx.x; c < value_dim; c += blockDim.x) {
         online_softmax::State<float> state;
         float acc = 0.0f;
         for (int s = 0; s < splits; ++s) {
-            const int idx = row * splits + s;
+            // In size_t: rows * splits may exceed 2^31 (rows up to 2^31 - 1, splits up to 1024).
+            const std::size_t idx = static_cast<std::size_t>(row) * splits + s;
             const online_softmax::State<float> part{partial_m[idx], partial_l[idx]};
-            const float part_acc = partial_acc[static_cast<size_t>(idx) * value_dim + c];
+            const float part_acc = partial_acc[idx * value_dim + c];
             online_softmax::merge(state, &acc, part, &part_acc, 1);
         }
-        const float row_lse = online_softmax::finalize(state, &acc, 1, &out[static_cast<size_t>(row) * value_dim + c]);
+        const float row_lse = online_softmax::finalize(state, &acc, 1, &out[static_cast<std::size_t>(row) * value_dim + c]);
         if (c == 0) lse[row] = row_lse;
     }
 }

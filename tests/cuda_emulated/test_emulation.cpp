@@ -59,7 +59,7 @@ TEST_CASE("emulated warp shuffles exchange values within each warp") {
 
 // Reads dynamic shared memory before any thread wrote it (NaN fill), then writes and reads it.
 __global__ void dynamic_shared(float* first_read, float* second_read) {
-    ATTN_DYNAMIC_SHARED_MEMORY(raw);
+    ATTN_DYNAMIC_SHARED_MEMORY(raw, 16);
     float* values = reinterpret_cast<float*>(raw);
     const int t = static_cast<int>(threadIdx.x);
     const int index = static_cast<int>(blockIdx.x * blockDim.x) + t;
@@ -91,6 +91,141 @@ TEST_CASE("emulated launches report bad configurations as CUDA does") {
     CHECK(cudaGetLastError() == cudaSuccess);  // reading the error clears it
 }
 
+// Each test kernel below has its own instantiation, so function attributes set by one test do
+// not leak into another.
+template <int kInstance>
+__global__ void touch_dynamic_shared(float* out) {
+    ATTN_DYNAMIC_SHARED_MEMORY(raw, 16);
+    float* values = reinterpret_cast<float*>(raw);
+    values[threadIdx.x] = 1.0f;
+    __syncthreads();
+    out[threadIdx.x] = values[(threadIdx.x + 1) % 32];
+}
+
+TEST_CASE("emulated launches need an opt-in above 48 KB of dynamic shared memory, up to the device maximum") {
+    namespace emulation = attn::cuda_emulation;
+    std::vector<float> out(32);
+    auto launch = [&](auto kernel, std::size_t bytes) {
+        return [=, &out] { cuda::launch_kernel("touch", kernel, dim3(1), dim3(32), bytes, nullptr, out.data()); };
+    };
+    launch(touch_dynamic_shared<0>, 48 * 1024)();  // the default limit needs no opt-in
+    check_error(launch(touch_dynamic_shared<0>, 48 * 1024 + 16), "exceed the kernel's limit of 49152 bytes");
+
+    CHECK(cudaFuncSetAttribute(touch_dynamic_shared<0>, cudaFuncAttributeMaxDynamicSharedMemorySize, 100 * 1024) ==
+          cudaSuccess);
+    launch(touch_dynamic_shared<0>, 100 * 1024)();
+    CHECK(out[0] == 1.0f);
+    check_error(launch(touch_dynamic_shared<0>, 100 * 1024 + 16), "exceed the kernel's limit of 102400 bytes");
+    check_error(launch(touch_dynamic_shared<1>, 100 * 1024), "limit of 49152 bytes");  // per kernel
+
+    // sm_90 allows 227 KB per block, sm_80 163 KB.
+    CHECK(cudaFuncSetAttribute(touch_dynamic_shared<2>, cudaFuncAttributeMaxDynamicSharedMemorySize, 227 * 1024) ==
+          cudaSuccess);
+    launch(touch_dynamic_shared<2>, 227 * 1024)();
+    CHECK(cudaFuncSetAttribute(touch_dynamic_shared<2>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               227 * 1024 + 1) == cudaErrorInvalidValue);
+    CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+    emulation::device() = emulation::kSm80;
+    check_error(launch(touch_dynamic_shared<2>, 227 * 1024), "exceed the kernel's limit of 166912 bytes");
+    CHECK(cudaFuncSetAttribute(touch_dynamic_shared<2>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               163 * 1024 + 1) == cudaErrorInvalidValue);
+    int max_bytes = 0;
+    CHECK(cudaDeviceGetAttribute(&max_bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0) == cudaSuccess);
+    CHECK(max_bytes == 163 * 1024);
+    emulation::device() = emulation::kSm90;
+    CHECK(cudaGetLastError() == cudaErrorInvalidValue);
+}
+
+// Dynamic shared memory is exactly as aligned as declared: a 16-byte declaration is not 32-byte
+// aligned, so a WMMA tile at its base fails.
+template <int kAlignment>
+__global__ void shared_base(std::uintptr_t* remainder_32) {
+    ATTN_DYNAMIC_SHARED_MEMORY(raw, kAlignment);
+    if (threadIdx.x == 0) *remainder_32 = reinterpret_cast<std::uintptr_t>(raw) % 32;
+}
+
+TEST_CASE("emulated dynamic shared memory has the declared base alignment and no more") {
+    std::uintptr_t remainder = 99;
+    cuda::launch_kernel("shared_base", shared_base<16>, dim3(1), dim3(32), 64, nullptr, &remainder);
+    CHECK(remainder == 16);
+    cuda::launch_kernel("shared_base", shared_base<32>, dim3(1), dim3(32), 64, nullptr, &remainder);
+    CHECK(remainder == 0);
+}
+
+// The race a shuffle does not prevent: lane 0 writes a tile, the warp shuffles (a value, not a
+// memory fence), then the whole warp loads the tile with WMMA. With `publish`, a __syncwarp
+// between the two makes the write visible, as it must be.
+template <bool kPublish>
+__global__ void write_then_wmma_load(float* out) {
+    namespace wmma = nvcuda::wmma;
+    ATTN_DYNAMIC_SHARED_MEMORY(raw, 32);
+    __half* tile = reinterpret_cast<__half*>(raw);
+    const int lane = static_cast<int>(threadIdx.x);
+    if (lane == 0) {
+        for (int i = 0; i < 256; ++i) tile[i] = __float2half_rn(1.0f);
+    }
+    const int ready = __shfl_sync(0xffffffffu, lane, 0);
+    if constexpr (kPublish) __syncwarp();
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> a;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::col_major> b;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> c;
+    wmma::load_matrix_sync(a, tile, 16);
+    wmma::load_matrix_sync(b, tile, 16);
+    wmma::fill_fragment(c, static_cast<float>(ready));
+    wmma::mma_sync(c, a, b, c);
+    wmma::store_matrix_sync(out, c, 16, wmma::mem_row_major);
+}
+
+TEST_CASE("emulated shuffles do not publish shared memory: a WMMA load of an unpublished write fails") {
+    alignas(32) float out[256];
+    cuda::launch_kernel("write_then_wmma_load", write_then_wmma_load<true>, dim3(1), dim3(32), 512, nullptr, out);
+    for (float x : out) CHECK(x == 16.0f);
+    // The racy launch: under ThreadSanitizer its report is the expected outcome, which the tsan
+    // build checks with the kMissingSyncwarp kernel mutation instead.
+    if (attn::cuda_emulation::kThreadSanitizer) return;
+    check_error(
+        [&] {
+            cuda::launch_kernel("write_then_wmma_load", write_then_wmma_load<false>, dim3(1), dim3(32), 512, nullptr,
+                                out);
+        },
+        "write_then_wmma_load: launch failed: unspecified launch failure (emulated: wmma::load_matrix_sync "
+        "(matrix_a): warp 0 reads shared memory");
+}
+
+// A WMMA load at `offset` halves into a 32-byte aligned buffer with leading dimension `ldm`.
+__global__ void wmma_load_at(const __half* base, int offset, unsigned ldm) {
+    nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, 16, 16, 16, __half, nvcuda::wmma::row_major> a;
+    nvcuda::wmma::load_matrix_sync(a, base + offset, ldm);
+}
+
+TEST_CASE("emulated WMMA loads and stores require 32-byte aligned tiles and 16-byte multiple strides") {
+    alignas(32) static __half buffer[16 * 80];
+    auto load = [&](int offset, unsigned ldm) {
+        return [=] { cuda::launch_kernel("wmma_load_at", wmma_load_at, dim3(1), dim3(32), 0, nullptr, buffer, offset, ldm); };
+    };
+    load(0, 16)();
+    load(16, 72)();  // 32 bytes in, 144-byte rows
+    check_error(load(8, 16), "misaligned address (emulated: wmma::load_matrix_sync (matrix_a): address");
+    check_error(load(8, 16), "is not 32-byte aligned");
+    check_error(load(0, 68), "ldm = 68 elements of 2 bytes is not a multiple of 16 bytes");
+    check_error(load(0, 8), "ldm = 8 elements");  // shorter than a tile row
+}
+
+__global__ void copy_vector(unsigned char* destination, const unsigned char* source) {
+    if (threadIdx.x == 0) cuda::copy_16_bytes(destination, source);
+}
+
+TEST_CASE("emulated 16-byte vector copies require 16-byte aligned addresses") {
+    alignas(16) unsigned char from[48] = {}, to[48] = {};
+    from[16] = 7;
+    cuda::launch_kernel("copy_vector", copy_vector, dim3(1), dim3(32), 0, nullptr, to + 16, from + 16);
+    CHECK(to[16] == 7);
+    check_error([&] { cuda::launch_kernel("copy_vector", copy_vector, dim3(1), dim3(32), 0, nullptr, to + 8, from); },
+                "copy_16_bytes (destination): address");
+    check_error([&] { cuda::launch_kernel("copy_vector", copy_vector, dim3(1), dim3(32), 0, nullptr, to, from + 4); },
+                "copy_16_bytes (source): address");
+}
+
 // D = A B + C on one 16x16x16 tile, A row-major or B column-major, FP32 accumulators.
 template <class T, class LayoutB>
 __global__ void one_mma(const T* a, const T* b, const float* c, float* d) {
@@ -112,12 +247,13 @@ void check_mma(Convert convert) {
     const std::uint64_t seed = next_seed();
     INFO("seed " << seed);
     const auto values = randn({1, 1, 2, 256}, seed).data;
-    std::vector<T> a, b;
-    for (int i = 0; i < 256; ++i) a.push_back(convert(values[i]));
-    for (int i = 0; i < 256; ++i) b.push_back(convert(values[256 + i]));
-    std::vector<float> d(256, NAN);
-    cuda::launch_kernel("one_mma", one_mma<T, LayoutB>, dim3(1), dim3(32), 0, nullptr, a.data(), b.data(),
-                        static_cast<const float*>(nullptr), d.data());
+    alignas(32) T a[256], b[256];  // WMMA needs 32-byte aligned tiles
+    for (int i = 0; i < 256; ++i) a[i] = convert(values[i]);
+    for (int i = 0; i < 256; ++i) b[i] = convert(values[256 + i]);
+    alignas(32) float d[256];
+    for (float& x : d) x = NAN;
+    cuda::launch_kernel("one_mma", one_mma<T, LayoutB>, dim3(1), dim3(32), 0, nullptr, a, b,
+                        static_cast<const float*>(nullptr), d);
     const bool b_col_major = std::is_same_v<LayoutB, nvcuda::wmma::col_major>;
     double worst = 0;
     for (int i = 0; i < 16; ++i) {

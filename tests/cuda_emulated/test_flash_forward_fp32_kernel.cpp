@@ -67,8 +67,8 @@ TEST_CASE("fp32 flash kernel launcher rejects bad arguments") {
     check_error(run({1, 1, 1, 1, 1, 129, 64}), "head_dim must be in [1, 128], got 129");
     check_error(run({1, 1, 1, 1, 1, 64, 48}), "value_dim must be one of 32, 64, 96, 128, got 48");
     check_error(run({1, 3, 2, 1, 1, 64, 64}), "q_heads must be a multiple of kv_heads");
-    check_error(run({1, 1, 1, 0, 1, 64, 64}), "q_len must be in [1, 2147483647], got 0");
-    check_error(run({1, 1, 1, 1, 0, 64, 64}), "kv_len must be in [1, 2147483647], got 0");
+    check_error(run({1, 1, 1, 0, 1, 64, 64}), "q_len must be in [1, 1073741824], got 0");
+    check_error(run({1, 1, 1, 1, 0, 64, 64}), "kv_len must be in [1, 1073741824], got 0");
     check_error(run({0, 1, 1, 1, 1, 64, 64}), "batch must be in [1, 65535], got 0");
     check_error(run({1, 1, 2, 1, 1, 64, 64}), "kv_heads must be in [1, 1], got 2");
     cuda::KernelOptions bad_scale;

@@ -115,9 +115,18 @@ TEST_CASE("tensor-core flash kernel launcher rejects bad arguments") {
     check_error(run({1, 1, 1, 1, 1, 96, 96}), "head_dim must be 64 or 128, got 96");
     check_error(run({1, 1, 1, 1, 1, 64, 128}), "value_dim must equal head_dim (64), got 128");
     check_error(run({1, 4, 3, 1, 1, 64, 64}), "q_heads must be a multiple of kv_heads");
-    check_error(run({1, 1, 1, 1, 0, 64, 64}), "kv_len must be in [1, 2147483647], got 0");
+    check_error(run({1, 1, 1, 1, 0, 64, 64}), "kv_len must be in [1, 1073741824], got 0");
+    // Lengths stop at 2^30, so the kernel's int tile offsets (length + 63, key + 64) cannot overflow.
+    check_error(run({1, 1, 1, (1 << 30) + 1, 1, 64, 64}), "q_len must be in [1, 1073741824], got 1073741825");
     check_error(run({1, 70000, 1, 1, 1, 64, 64}), "q_heads must be in [1, 65535], got 70000");
     check_error(run({1, 1, 1, 1, 1, 64, 64}, b + 1), "q must be 16-byte aligned");
+    // A device whose blocks may use at most 64 KB (sm_75's opt-in maximum) cannot run d = 128
+    // (77 KB); d = 64 (53 KB) fits.
+    attn::cuda_emulation::device() = {"emulated 64 KB device", 7, 5, 40, 64 * 1024};
+    check_error(run({1, 1, 1, 1, 1, 128, 128}),
+                "flash_forward_tensor_core: needs 78848 bytes of shared memory per block, the device allows at most "
+                "65536");
+    attn::cuda_emulation::device() = attn::cuda_emulation::kSm90;
     std::vector<__nv_bfloat16> bf(64);
     check_error(
         [&] {

@@ -91,7 +91,7 @@ TEST_CASE("standard attention launchers reject bad arguments") {
     check_error([&] { cuda::masked_softmax_forward(b, b, b, ok, negative_stride, nullptr); },
                 "mask.head_stride must be in [0, ");
     check_error([&] { cuda::standard_attention_workspace_elements({1, 1, 1, 1, -3, 64, 64}); },
-                "kv_len must be in [1, 2147483647], got -3");
+                "kv_len must be in [1, 1073741824], got -3");
 }
 
 }  // namespace
