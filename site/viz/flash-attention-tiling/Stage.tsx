@@ -29,7 +29,7 @@ export function layout(run: Run, width: number): Layout {
   };
   let labelW = 44;
   let cell = fit(labelW + 2 * GAP + 2 * STATS_COL, n + 2 * BAND);
-  let wide = cell >= 13 && width >= 520;
+  let wide = cell >= 11 && width >= 520;
   let stats = wide;
   if (!wide) {
     labelW = n <= 64 ? 30 : 8;

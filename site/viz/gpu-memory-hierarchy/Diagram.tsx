@@ -79,7 +79,7 @@ export function Diagram({ fig, clock, activeLevel, onLevel }: {
   const smFill = (sm: number) => (!running ? '#262626' : lit(sm, t, period, duty) ? colors.sram : '#1f3b31');
   const sms = fig.preset.smCount.value ?? 0;
   return (
-    <div class="diagram" ref={ref} data-testid="diagram">
+    <div class="diagram" ref={ref} data-testid="diagram" data-drawing>
       <GPUBlock smCount={sms} width={width} direction={row ? 'row' : 'column'}
         label={`${fig.preset.name.replace('NVIDIA ', '')}: ${sms} SMs`}
         smFill={smFill} pools={pools(fig)} activePool={activeLevel} onPoolFocus={onLevel}

@@ -3,6 +3,7 @@
 import { EquationCallout } from '../shared/EquationCallout';
 import { ErrorBanner } from '../shared/ErrorBanner';
 import { fmt } from '../shared/format';
+import { Fold } from '../shared/Fold';
 import { Legend } from '../shared/Legend';
 import { PlayControls } from '../shared/PlayControls';
 import { TimelineScrubber } from '../shared/TimelineScrubber';
@@ -31,12 +32,14 @@ export function App({ state }: { state: FigureState }) {
     <div class="viz online-softmax">
       <header class="viz-header">
         <h1>Online softmax, one tile at a time</h1>
+        <Fold more="Legend" fewer="Hide legend" class="panel-fold">
           <Legend items={[
             { swatch: colors.active, label: 'tile being folded in', outline: true },
             { swatch: colors.sram, label: 'weight e^(s − m) in the tile' },
             { swatch: colors.muted, label: 'already folded into ℓ and O' },
             { swatch: colors.heads[0], label: 'dense softmax p (finish)' },
           ]} />
+        </Fold>
         <div class="seed">
           <span>seed <output data-testid="seed">{ex.seed}</output></span>
           <button type="button" onClick={() => loadSeed((ex.seed % MAX_SEED) + 1)} title="Draw new random q, K and V from the next seed">

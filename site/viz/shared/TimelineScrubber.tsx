@@ -12,7 +12,7 @@ export function TimelineScrubber({ stepper, labels, stops = true }: { stepper: S
         aria-label="Step" aria-valuetext={`Step ${step.value + 1} of ${count.value}: ${labels[step.value] ?? ''}`}
         onInput={(e) => { stepper.playing.value = false; stepper.seek(Number(e.currentTarget.value)); }}
       />
-      {stops && <ol class="scrubber-stops">
+      {stops && labels.length > 0 && <ol class="scrubber-stops">
         {labels.map((label, i) => (
           <li key={i}>
             <button type="button" class={i === step.value ? 'current' : i < step.value ? 'done' : ''}
