@@ -44,10 +44,10 @@ export function App({ state }: { state: FigureState }) {
           ]} />
           <p class="scale-note">Each dot ≈ {fmtDecimal(fig.standard.hbmBytes / STANDARD_DOTS, 'B')}: the number of dots is proportional to the bytes the cost model counts; one stopwatch turn is the standard run.</p>
         </Fold>
-        <Fold more="Memory levels" fewer="Hide memory levels" class="panel-fold levels-fold">
+        <Fold more="Levels" fewer="Hide levels" class="panel-fold levels-fold">
           <Levels fig={fig} active={activeLevel} onLevel={setActiveLevel} />
         </Fold>
-        <Fold always more="Bandwidth per link" fewer="Hide bandwidth per link" class="panel-fold">
+        <Fold always more="Bandwidths" fewer="Hide bandwidths" class="panel-fold">
           <Gap fig={fig} active={activeLevel} onLevel={setActiveLevel} />
         </Fold>
       </div>
