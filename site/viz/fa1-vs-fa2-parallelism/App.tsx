@@ -18,7 +18,7 @@ export function App({ state }: { state: FigureState }) {
   const fig = figure.value;
   const heads = fig.config.heads;
   return (
-    <div class="viz parallelism">
+    <div class="viz parallelism flow">
       <header class="viz-header">
         <h1>FA1 vs FA2: who keeps the SMs busy?</h1>
       </header>

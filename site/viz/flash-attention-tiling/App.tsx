@@ -100,7 +100,7 @@ export function App({ state }: { state: FigureState }) {
             <AtStep state={state}>{(at) => <Stage run={run} at={at} width={stageWidth} onSeek={seek} />}</AtStep>
           </div>
         </section>
-        <Fold more="Algorithm" fewer="Hide algorithm" class="panel-fold">
+        <Fold always more="Algorithm" fewer="Hide algorithm" class="panel-fold">
           <AtStep state={state}>{(at) => <Algorithm run={run} at={at} caption={<StepCaption run={run} at={at} labels={labels} />} />}</AtStep>
         </Fold>
         </div>

@@ -25,7 +25,7 @@ export function App({ state }: { state: FigureState }) {
   const fig = figure.value;
   const [activeLevel, setActiveLevel] = useState('hbm');
   return (
-    <div class={`viz hierarchy mode-${fig.config.mode}`}>
+    <div class={`viz hierarchy flow mode-${fig.config.mode}`}>
       <header class="viz-header">
         <h1>The GPU memory hierarchy: why attention waits on HBM</h1>
       </header>

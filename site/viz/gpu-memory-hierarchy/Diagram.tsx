@@ -80,7 +80,8 @@ export function Diagram({ fig, clock, activeLevel, onLevel }: {
   const sms = fig.preset.smCount.value ?? 0;
   return (
     <div class="diagram" ref={ref} data-testid="diagram" data-drawing>
-      <GPUBlock smCount={sms} width={width} direction={row ? 'row' : 'column'}
+      {/* Narrow: a wide, shallow SM grid (six rows), so the drawing leaves room for the narration. */}
+      <GPUBlock smCount={sms} width={width} direction={row ? 'row' : 'column'} columns={row ? undefined : Math.ceil(sms / 6)}
         label={`${fig.preset.name.replace('NVIDIA ', '')}: ${sms} SMs`}
         smFill={smFill} pools={pools(fig)} activePool={activeLevel} onPoolFocus={onLevel}
         overlay={(layout) => <Dots fig={fig} t={t} layout={layout} row={row} />} />

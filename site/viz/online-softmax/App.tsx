@@ -29,7 +29,7 @@ export function App({ state }: { state: FigureState }) {
   const vec = (a: Float32Array) => `(${Array.from(a, (x) => fmt(x)).join(', ')})`;
 
   return (
-    <div class="viz online-softmax">
+    <div class="viz online-softmax flow">
       <header class="viz-header">
         <h1>Online softmax, one tile at a time</h1>
         <Fold more="Legend" fewer="Hide legend" class="panel-fold">
@@ -53,19 +53,21 @@ export function App({ state }: { state: FigureState }) {
 
       <div class="panels">
         <StatePanel cur={cur} prev={prev} step={step} />
-        <div class="equations">
-          {cur.kind === 'tile' ? (
-            <>
-              <EquationCallout html={updateM} values={{ mold: fmt(prev.m[0]), tilemax: fmt(Math.max(...cur.scores)), mnew: fmt(cur.m[0]) }} />
-              <EquationCallout html={updateL} values={{ alpha: fmt(cur.rescale[0]), lold: fmt(prev.l[0]), lnew: fmt(cur.l[0]) }} />
-              <EquationCallout html={updateO} values={{ onew: vec(cur.output) }} />
-            </>
-          ) : cur.kind === 'load_q' ? (
-            <p class="note">Before any key is seen: m = −∞, ℓ = 0 and O = 0. Only one tile of keys (4 of the 8) is ever held at once.</p>
-          ) : (
-            <Comparison ex={ex} />
-          )}
-        </div>
+        <Fold more="Equations" fewer="Hide equations" class="panel-fold">
+          <div class="equations">
+            {cur.kind === 'tile' ? (
+              <>
+                <EquationCallout html={updateM} values={{ mold: fmt(prev.m[0]), tilemax: fmt(Math.max(...cur.scores)), mnew: fmt(cur.m[0]) }} />
+                <EquationCallout html={updateL} values={{ alpha: fmt(cur.rescale[0]), lold: fmt(prev.l[0]), lnew: fmt(cur.l[0]) }} />
+                <EquationCallout html={updateO} values={{ onew: vec(cur.output) }} />
+              </>
+            ) : cur.kind === 'load_q' ? (
+              <p class="note">Before any key is seen: m = −∞, ℓ = 0 and O = 0. Only one tile of keys (4 of the 8) is ever held at once.</p>
+            ) : (
+              <Comparison ex={ex} />
+            )}
+          </div>
+        </Fold>
       </div>
 
       <p class="narration" aria-live="polite" data-testid="narration">{narration(ex, step)}</p>
