@@ -58,6 +58,9 @@ async function assertHbmAndL2(page, preset) {
 
 test('totals, bound and preset numbers are the core\'s; FlashAttention mode switches them', async () => {
   const { page, problems, close } = await site.open(VIZ);
+  // Opens at the first step, saying what to look for (shared/Narration.tsx); End shows the run's end.
+  assert.match(await page.getByTestId('narration').textContent(), /^Look for: /);
+  await page.keyboard.press('End');
   const std = predict('a100-sxm-80gb', 4096, 64, 16, 'standard');
   const fl = predict('a100-sxm-80gb', 4096, 64, 16, 'flash');
   await assertRunReadouts(page, std, 'standard');

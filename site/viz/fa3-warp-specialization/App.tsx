@@ -13,6 +13,10 @@ import { narration } from './narration';
 import type { FigureState } from './state';
 import { Stats } from './Stats';
 import { Timeline } from './Timeline';
+import { Narration } from '../shared/Narration';
+
+// What to look for when the figure opens (shared/Narration.tsx).
+const LOOK_FOR = 'under ping-pong, one warpgroup’s softmax running beneath the other’s GEMMs. Press Play or step with →.';
 
 export function App({ state }: { state: FigureState }) {
   const { figure, error, stepper } = state;
@@ -37,7 +41,7 @@ export function App({ state }: { state: FigureState }) {
             ]} />
           </Fold>
           <Timeline fig={fig} cursorS={fig.events[step]} />
-          <p class="narration" aria-live="polite" data-testid="narration">{narration(fig, step)}</p>
+          <Narration stepper={stepper} lookFor={LOOK_FOR} text={() => narration(fig, step)} />
         </section>
         <Fold more="Numbers" fewer="Hide numbers" class="panel-fold"><Stats fig={fig} /></Fold>
       </div>

@@ -19,6 +19,7 @@ import { narration } from './narration';
 import { Counters, Equations, RowTable } from './Panel';
 import { layout, Stage } from './Stage';
 import type { FigureState } from './state';
+import { Narration } from '../shared/Narration';
 
 const HATCH = `repeating-linear-gradient(45deg, ${colors.muted} 0 1.5px, transparent 1.5px 4px)`;
 
@@ -76,6 +77,9 @@ function StepCaption({ run, at, labels }: { run: Run; at: number; labels: string
   </>;
 }
 
+// What to look for when the figure opens (shared/Narration.tsx).
+const LOOK_FOR = 'the green SRAM frame moving tile by tile while the HBM counters grow slowly. Press Play or step with →.';
+
 export function App({ state }: { state: FigureState }) {
   const { stepper, run: runSignal, error, setConfig } = state;
   const run = runSignal.value;
@@ -106,7 +110,7 @@ export function App({ state }: { state: FigureState }) {
         </div>
         <aside class="side">
           <AtStep state={state}>{(at) => <>
-            <p class="narration" aria-live="polite" data-testid="narration">{narration(run, at)}</p>
+            <Narration stepper={stepper} lookFor={LOOK_FOR} text={() => narration(run, at)} />
           </>}</AtStep>
           <Fold more="Numbers" fewer="Hide numbers" class="panel-fold">
             <AtStep state={state}>{(at) => <>

@@ -17,8 +17,12 @@ import { StatePanel } from './StatePanel';
 import updateL from './update-l.tex?katex';
 import updateM from './update-m.tex?katex';
 import updateO from './update-o.tex?katex';
+import { Narration } from '../shared/Narration';
 
 const MAX_SEED = 4294967295;
+
+// What to look for when the figure opens (shared/Narration.tsx).
+const LOOK_FOR = 'm, ℓ and the rescale factor as each tile of four keys is folded in. Step with → or press Play.';
 
 export function App({ state }: { state: FigureState }) {
   const { stepper, example, error, loadSeed } = state;
@@ -70,7 +74,7 @@ export function App({ state }: { state: FigureState }) {
         </Fold>
       </div>
 
-      <p class="narration" aria-live="polite" data-testid="narration">{narration(ex, step)}</p>
+      <Narration stepper={stepper} lookFor={LOOK_FOR} text={() => narration(ex, step)} />
 
       <footer class="viz-footer">
         <PlayControls stepper={stepper} />

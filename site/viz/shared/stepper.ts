@@ -6,6 +6,19 @@ import { motionTokens } from './theme';
 
 export const SPEEDS = [0.5, 1, 2, 4] as const;
 
+// `fresh` (true when the figure opens at its first step) turns false, for good, the first time
+// `position` (the step or the time) changes.
+function freshUntilMoved(position: Signal<number>, atFirstStep: boolean): Signal<boolean> {
+  const fresh = signal(atFirstStep);
+  let opened = false;
+  effect(() => {
+    position.value;
+    if (opened) fresh.value = false;
+    opened = true;
+  });
+  return fresh;
+}
+
 // Under reduced motion Play jumps instead of animating, one jump per stepMs; a trace with many
 // steps then takes coarser jumps, so that playing it through at 1x takes at most this long.
 export const REDUCED_PLAY_MS = 24000;
@@ -13,6 +26,8 @@ const reducedStride = (steps: number) => Math.max(1, Math.ceil((steps * motionTo
 
 export interface Stepper {
   step: Signal<number>;
+  /** True while the figure is as it opened: nothing has moved it since (see Narration.tsx). */
+  fresh: Signal<boolean>;
   count: Signal<number>;
   playing: Signal<boolean>;
   speed: Signal<number>;
@@ -50,7 +65,7 @@ export function createStepper(initialCount: number, initialStep = 0): Stepper {
   };
 
   return {
-    step, count, playing, speed, seek,
+    step, count, playing, speed, seek, fresh: freshUntilMoved(step, step.value === 0),
     next: () => { playing.value = false; seek(step.value + 1); },
     prev: () => { playing.value = false; seek(step.value - 1); },
     reset: () => { playing.value = false; seek(0); },
@@ -131,7 +146,7 @@ export function createClock(initialStops: number[], initialStep = 0, playMs = 90
   };
 
   return {
-    step, count, playing, speed, time, stops, seek,
+    step, count, playing, speed, time, stops, seek, fresh: freshUntilMoved(time, step.value === 0),
     setStops: (s: number[], atStep: number) => {
       playing.value = false;
       stops.value = s;
