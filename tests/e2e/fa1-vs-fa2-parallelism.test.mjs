@@ -80,8 +80,13 @@ test('batch 1: FA1 starves the SMs, FA2 fills them; the batch slider converges t
   const one = expected();
   await checkSides(page, one);
   assert.ok(one.fa1.util < 0.2 && one.fa2.util > 0.9, 'the default launch shows the gap');
-  // Opens mid-launch, where FA2 has every SM busy and FA1 only one per (batch, head).
-  const opened = Number((await settledHash(page)).step);
+  // Opens at the first step, saying what to look for (shared/Narration.tsx); stepped on to where
+  // FA2 has every SM busy and FA1 only one per (batch, head).
+  assert.match(await page.getByTestId('narration').textContent(), /^Look for: /);
+  assert.equal((await settledHash(page)).step ?? '0', '0');
+  let opened = 0;
+  do { await page.keyboard.press('ArrowRight'); opened++; } while (runningAt(one.fa2, one.stops[opened]) !== one.fa2.smCount);
+  assert.equal(Number((await settledHash(page)).step), opened);
   const fa1Busy = runningAt(one.fa1, one.stops[opened]);
   assert.equal(runningAt(one.fa2, one.stops[opened]), one.fa2.smCount, 'opens while FA2 fills every SM');
   await checkBusy(page, one, opened);
@@ -125,6 +130,34 @@ test('a launch the core rejects shows its message and the figure keeps working',
   await close();
 });
 
+test('every control offers only launches the core accepts with the other settings', async () => {
+  // The core's limit: 8 × 64 heads × 128 query blocks = 65,536 thread blocks pass, one batch more does not.
+  const launch = { gpu: 'a100-sxm-80gb', heads: 64, qLen: 16384, blockQ: 128, blockK: 128, partition: 'fa2' };
+  core.gpuWorkPartition({ ...launch, batch: 8 });
+  assert.throws(() => core.gpuWorkPartition({ ...launch, batch: 9 }), /thread blocks exceed/);
+  const { page, problems, close } = await site.open(`${VIZ}#heads=64&n=16384`);
+  const batch = page.getByRole('slider', { name: 'Batch size' });
+  assert.equal(await batch.getAttribute('max'), '8');
+  await batch.fill('64');  // the range stops at its max
+  assert.equal(await page.getByTestId('batch').textContent(), '8');
+  assert.equal(await page.getByRole('alert').count(), 0);
+  // At batch 8 the larger settings are not offered: heads up to 64 at N = 16,384, and no more.
+  await page.getByRole('button', { name: 'More controls' }).click().catch(() => {});
+  const offered = (name) => page.getByRole('combobox', { name }).locator('option').allTextContents();
+  assert.deepEqual(await offered('Heads'), ['8', '12', '16', '32', '64']);
+  await page.getByRole('combobox', { name: 'Sequence length N' }).selectOption('8192');
+  await batch.fill('16');
+  assert.deepEqual(await offered('Sequence length N'), ['1,024', '2,048', '4,096', '8,192']);
+  assert.deepEqual(await offered('Heads'), ['8', '12', '16', '32', '64']);
+  await page.getByRole('combobox', { name: 'Heads' }).selectOption('16');
+  await batch.fill('64');
+  assert.equal(await page.getByTestId('batch').textContent(), '64');
+  assert.deepEqual(await offered('Heads'), ['8', '12', '16']);
+  assert.equal(await page.getByRole('alert').count(), 0);
+  assert.deepEqual(problems, []);
+  await close();
+});
+
 test('keyboard: Home, arrows, End and Space step through the waves; focus is visible', async () => {
   const { page, problems, close } = await site.open(VIZ);
   const exp = expected();
@@ -162,8 +195,11 @@ test('reduced motion: no entry animation, Play jumps from wave to wave', async (
   const { page, problems, close } = await site.open(`${VIZ}#step=0`, { reducedMotion: 'reduce' });
   assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector('.panel')).animationName), 'none');
   await page.getByRole('button', { name: /^Play/ }).click();
-  await page.waitForFunction(() => new URLSearchParams(location.hash.slice(1)).get('step') === '1', null, { timeout: 4000 });
-  assert.match(await page.getByTestId('narration').textContent(), /^Tile 64 of/);
+  await page.waitForFunction(() => (new URLSearchParams(location.hash.slice(1)).get('step') ?? '0') !== '0', null, { timeout: 4000 });
+  // A jump lands on a wave's end (a whole number of 64-tile waves), never in between.
+  assert.match(await page.getByTestId('narration').textContent(), /^Tile (\d+) of/);
+  const tile = Number((await page.getByTestId('narration').textContent()).match(/^Tile ([\d,]+)/)[1].replace(/,/g, ''));
+  assert.equal(tile % 64, 0, `tile ${tile}`);
   assert.deepEqual(problems, []);
   await close();
 });

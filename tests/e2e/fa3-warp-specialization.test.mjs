@@ -58,6 +58,9 @@ async function assertOpTimesAndRates(page, p) {
 
 test('the default view is FA3 on an H100 SXM, with the core\'s total and speed-up', async () => {
   const { page, problems, close } = await site.open(VIZ);
+  // Opens at the first step, saying what to look for (shared/Narration.tsx); End shows the run's end.
+  assert.match(await page.getByTestId('narration').textContent(), /^Look for: /);
+  await page.keyboard.press('End');
   const fa3 = schedule(pipeline(), 'pingpong_intra_overlap');
   assert.ok(Math.abs(await valueOf(page, 'total') - fa3.totalS * 1e6) < 1e-9);
   assert.equal(await settled(page.getByTestId('total')), `${(fa3.totalS * 1e6).toFixed(2)} µs`);  // the text, not only the data

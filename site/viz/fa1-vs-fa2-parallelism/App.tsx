@@ -3,6 +3,7 @@
 // one block per head and leaves most SMs idle; FA2 also splits the sequence and fills them; at
 // large batch the two converge.
 import { ErrorBanner } from '../shared/ErrorBanner';
+import { Fold } from '../shared/Fold';
 import { Legend } from '../shared/Legend';
 import { PlayControls } from '../shared/PlayControls';
 import { TimelineScrubber } from '../shared/TimelineScrubber';
@@ -17,22 +18,26 @@ export function App({ state }: { state: FigureState }) {
   const fig = figure.value;
   const heads = fig.config.heads;
   return (
-    <div class="viz parallelism">
+    <div class="viz parallelism flow">
       <header class="viz-header">
         <h1>FA1 vs FA2: who keeps the SMs busy?</h1>
       </header>
       <Controls state={state} />
       <ErrorBanner message={error.value} onDismiss={() => (error.value = null)} />
-      <Legend items={[
-        { swatch: pairColor(0, 0, heads), label: 'thread block, coloured by its (batch, head)' },
-        { swatch: pairColor(0, 1, heads), label: 'another (batch, head)' },
-        { swatch: '#262626', label: 'idle SM' },
-        { swatch: '#93c5fd', label: 'playhead', outline: true },
-        { swatch: '#e5e5e5', label: 'end of the launch', outline: true },
-      ]} />
-      <p class="axis-note">Each timeline has a row per SM; time runs left to right in K/V tiles ({BLOCK} × {BLOCK}) computed by one SM, on one axis for both. Predicted times: the roofline time of the launch with every SM busy ({fmtTime(fig.roofline.timeS)}, predictAttention) ÷ the SM utilisation.</p>
-      <Panel fig={fig} s={fig.fa1} clock={clock} />
-      <Panel fig={fig} s={fig.fa2} clock={clock} />
+      <Fold more="Legend" fewer="Hide legend" class="panel-fold">
+        <Legend items={[
+          { swatch: pairColor(0, 0, heads), label: 'thread block, coloured by its (batch, head)' },
+          { swatch: pairColor(0, 1, heads), label: 'another (batch, head)' },
+          { swatch: '#262626', label: 'idle SM' },
+          { swatch: '#93c5fd', label: 'playhead', outline: true },
+          { swatch: '#e5e5e5', label: 'end of the launch', outline: true },
+        ]} />
+        <p class="axis-note">Each timeline has a row per SM; time runs left to right in K/V tiles ({BLOCK} × {BLOCK}) computed by one SM, on one axis for both. Predicted times: the roofline time of the launch with every SM busy ({fmtTime(fig.roofline.timeS)}, predictAttention) ÷ the SM utilisation.</p>
+      </Fold>
+      <div class="timelines" data-drawing>
+        <Panel fig={fig} s={fig.fa1} clock={clock} />
+        <Panel fig={fig} s={fig.fa2} clock={clock} />
+      </div>
       <Narration fig={fig} clock={clock} />
       <footer class="viz-footer">
         <PlayControls stepper={clock} />

@@ -55,7 +55,8 @@ export function Timeline({ s, heads, span, t, label }: { s: Side; heads: number;
   const canvas = useRef<HTMLCanvasElement>(null);
   const width = Math.max(120, measured);
   const rows = s.work.smCount;
-  const rowH = rows > 120 ? 1.3 : 1.5;
+  // A pixel per SM on a phone, where two timelines share the frame with the controls.
+  const rowH = width < 480 ? 1 : rows > 120 ? 1.3 : 1.5;
   const plotH = Math.round(rows * rowH);
   const dpr = pixelRatio();
 

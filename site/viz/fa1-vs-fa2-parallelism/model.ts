@@ -26,6 +26,16 @@ export interface Config {
   causal: boolean;
 }
 
+// The most thread blocks the core lays out in the browser (kMaxWorkBlocks, wasm/common/limits.hpp;
+// tests/e2e/fa1-vs-fa2-parallelism.test.mjs checks the core accepts this many and not one more).
+// FA2 has the most: one per (batch, head, query block). The controls offer only launches within it.
+export const MAX_WORK_BLOCKS = 65536;
+const fa2Blocks = (c: Pick<Config, 'batch' | 'heads' | 'n'>) => c.batch * c.heads * Math.ceil(c.n / BLOCK);
+/** Whether the core accepts the launch `c` with `change` applied. */
+export const withinLimit = (c: Config, change: Partial<Config>) => fa2Blocks({ ...c, ...change }) <= MAX_WORK_BLOCKS;
+/** The largest batch the core accepts with c's heads and N. */
+export const maxBatch = (c: Config) => Math.max(1, Math.min(MAX_BATCH, Math.floor(MAX_WORK_BLOCKS / fa2Blocks({ ...c, batch: 1 }))));
+
 export const DEFAULT_CONFIG: Config = { gpu: 'a100-sxm-80gb', batch: 1, heads: 16, n: 8192, d: 128, causal: false };
 
 export interface Side {

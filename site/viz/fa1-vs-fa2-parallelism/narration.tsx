@@ -2,6 +2,7 @@
 import { fmt } from '../shared/format';
 import type { Clock } from '../shared/stepper';
 import { busyAt, doneBy, fmtTime, type Figure } from './model';
+import { Narration as Opening } from '../shared/Narration';
 
 const n = (x: number) => x.toLocaleString('en-US');
 const pct = (u: number) => `${fmt(100 * u, 1)}%`;
@@ -30,6 +31,9 @@ export function narration(fig: Figure, t: number): string {
   return `Done. FA1: ${n(blocks1)} blocks for ${sms} SMs, ${pct(fa1.work.smUtilization)} of SM time busy, ${fmtTime(fa1.timeS)} predicted. FA2: ${n(blocks2)} blocks, ${pct(fa2.work.smUtilization)} busy, ${fmtTime(fa2.timeS)}. ${verdict}`;
 }
 
+// What to look for when the figure opens (shared/Narration.tsx).
+const LOOK_FOR = 'at batch 1, how few SMs FA1 keeps busy and how FA2 fills them all. Press Play, then raise the batch.';
+
 export function Narration({ fig, clock }: { fig: Figure; clock: Clock }) {
-  return <p class="narration" aria-live="polite" data-testid="narration">{narration(fig, clock.time.value)}</p>;
+  return <Opening stepper={clock} lookFor={LOOK_FOR} text={() => narration(fig, clock.time.value)} />;
 }

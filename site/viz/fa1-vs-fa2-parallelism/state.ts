@@ -21,9 +21,10 @@ function configFromHash(hash: Record<string, string>): Config {
 export function createFigureState(core: AttnFlash) {
   const hash = readHash();
   const { figure, error, configure } = createConfigured<Config, Figure>((c) => buildFigure(core, c), DEFAULT_CONFIG,
-    () => 'The core rejected this launch', (next, _, atStep) => clock.setStops(next.stops, atStep ?? next.openStep));
-  // Opens mid-launch, when FA2 fills the SMs and FA1 does not (the utilisations are on screen anyway).
-  const clock = createClock(figure.value.stops, figure.value.openStep, 9000);
+    () => 'This launch is too large to lay out in the browser; lower the batch, heads or N', (next, _, atStep) => clock.setStops(next.stops, atStep ?? next.openStep));
+  // Opens at the start, as every figure does (shared/Narration.tsx); a new launch opens mid-way,
+  // when FA2 fills the SMs and FA1 does not.
+  const clock = createClock(figure.value.stops, 0, 9000);
   if (Object.keys(hash).length > 0) configure(configFromHash(hash), hash.step === undefined ? undefined : Number(hash.step));
 
   syncHash(() => {

@@ -3,6 +3,7 @@
 // synchronous schedule or FA3's overlapping ones. The timeline and every number come from the
 // core's fa3Pipeline model (FA3 §3.1-3.2).
 import { ErrorBanner } from '../shared/ErrorBanner';
+import { Fold } from '../shared/Fold';
 import { Legend } from '../shared/Legend';
 import { PlayControls } from '../shared/PlayControls';
 import { TimelineScrubber } from '../shared/TimelineScrubber';
@@ -12,6 +13,10 @@ import { narration } from './narration';
 import type { FigureState } from './state';
 import { Stats } from './Stats';
 import { Timeline } from './Timeline';
+import { Narration } from '../shared/Narration';
+
+// What to look for when the figure opens (shared/Narration.tsx).
+const LOOK_FOR = 'under ping-pong, one warpgroup’s softmax running beneath the other’s GEMMs. Press Play or step with →.';
 
 export function App({ state }: { state: FigureState }) {
   const { figure, error, stepper } = state;
@@ -26,17 +31,19 @@ export function App({ state }: { state: FigureState }) {
       <ErrorBanner message={error.value} onDismiss={() => (error.value = null)} />
       <div class="body">
         <section class="chart">
-          <Legend items={[
-            { swatch: colors.active, label: 'TMA load of K or V (producer)' },
-            { swatch: colors.sram, label: 'GEMM on tensor cores' },
-            { swatch: colors.heads[0], label: 'softmax exponentials' },
-            { swatch: colors.textMuted, label: 'half-height bar: unit shared by consumers in lockstep', outline: true },
-            { swatch: `linear-gradient(${colors.sram} 0 50%, ${colors.heads[0]} 50% 100%)`, label: 'split bar: two ops of one warpgroup at once' },
-          ]} />
+          <Fold more="Legend" fewer="Hide legend" class="panel-fold">
+            <Legend items={[
+              { swatch: colors.active, label: 'TMA load of K or V (producer)' },
+              { swatch: colors.sram, label: 'GEMM on tensor cores' },
+              { swatch: colors.heads[0], label: 'softmax exponentials' },
+              { swatch: colors.textMuted, label: 'half-height bar: unit shared by consumers in lockstep', outline: true },
+              { swatch: `linear-gradient(${colors.sram} 0 50%, ${colors.heads[0]} 50% 100%)`, label: 'split bar: two ops of one warpgroup at once' },
+            ]} />
+          </Fold>
           <Timeline fig={fig} cursorS={fig.events[step]} />
-          <p class="narration" aria-live="polite" data-testid="narration">{narration(fig, step)}</p>
+          <Narration stepper={stepper} lookFor={LOOK_FOR} text={() => narration(fig, step)} />
         </section>
-        <Stats fig={fig} />
+        <Fold more="Numbers" fewer="Hide numbers" class="panel-fold"><Stats fig={fig} /></Fold>
       </div>
       <footer class="viz-footer">
         <PlayControls stepper={stepper} />

@@ -226,7 +226,7 @@ export function Timeline({ fig, cursorS }: { fig: Figure; cursorS: number }) {
   };
 
   return (
-    <div class="timeline" ref={ref}>
+    <div class="timeline" ref={ref} data-drawing>
       <svg width={width} height={height} role="img" aria-label={`Timeline of ${fig.lanes.length} warpgroups over ${micros(schedule.totalS)}`}>
         {fig.lanes.map((lane, i) => (
           <g key={lane}>

@@ -27,7 +27,8 @@ export function createFigureState(core: AttnFlash) {
       stepper.count.value = next.events.length;
       stepper.seek(atStep ?? next.events.length - 1);
     });
-  const stepper = createStepper(figure.value.events.length, figure.value.events.length - 1);
+  // Opens at the first step, as every figure does (shared/Narration.tsx).
+  const stepper = createStepper(figure.value.events.length, 0);
   if (Object.keys(hash).length > 0) configure(configFromHash(hash), hash.step === undefined ? undefined : Number(hash.step));
 
   syncHash(() => {

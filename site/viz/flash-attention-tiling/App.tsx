@@ -6,6 +6,7 @@ import { useMemo } from 'preact/hooks';
 import type { HbmTransfer } from '../../../wasm/load';
 import { ErrorBanner } from '../shared/ErrorBanner';
 import { fmtBytes } from '../shared/format';
+import { Fold } from '../shared/Fold';
 import { Legend, type LegendItem } from '../shared/Legend';
 import { PlayControls } from '../shared/PlayControls';
 import { TimelineScrubber } from '../shared/TimelineScrubber';
@@ -18,6 +19,7 @@ import { narration } from './narration';
 import { Counters, Equations, RowTable } from './Panel';
 import { layout, Stage } from './Stage';
 import type { FigureState } from './state';
+import { Narration } from '../shared/Narration';
 
 const HATCH = `repeating-linear-gradient(45deg, ${colors.muted} 0 1.5px, transparent 1.5px 4px)`;
 
@@ -75,6 +77,9 @@ function StepCaption({ run, at, labels }: { run: Run; at: number; labels: string
   </>;
 }
 
+// What to look for when the figure opens (shared/Narration.tsx).
+const LOOK_FOR = 'the green SRAM frame moving tile by tile while the HBM counters grow slowly. Press Play or step with →.';
+
 export function App({ state }: { state: FigureState }) {
   const { stepper, run: runSignal, error, setConfig } = state;
   const run = runSignal.value;
@@ -94,20 +99,26 @@ export function App({ state }: { state: FigureState }) {
       <div class="body">
         <div class="main-col">
         <section class="card stage-card" aria-label="Q, K, V and the score matrix">
-          <Legend items={legendItems(run)} />
-          <div class="stage-wrap" ref={stageRef}>
+          <Fold more="Legend" fewer="Hide legend" class="panel-fold"><Legend items={legendItems(run)} /></Fold>
+          <div class="stage-wrap" ref={stageRef} data-drawing>
             <AtStep state={state}>{(at) => <Stage run={run} at={at} width={stageWidth} onSeek={seek} />}</AtStep>
           </div>
         </section>
-        <AtStep state={state}>{(at) => <Algorithm run={run} at={at} caption={<StepCaption run={run} at={at} labels={labels} />} />}</AtStep>
+        <Fold always more="Algorithm" fewer="Hide algorithm" class="panel-fold">
+          <AtStep state={state}>{(at) => <Algorithm run={run} at={at} caption={<StepCaption run={run} at={at} labels={labels} />} />}</AtStep>
+        </Fold>
         </div>
         <aside class="side">
           <AtStep state={state}>{(at) => <>
-            <p class="narration" aria-live="polite" data-testid="narration">{narration(run, at)}</p>
-            <Counters run={run} at={at} />
-            <Equations run={run} at={at} />
-            {!L.stats && <RowTable run={run} at={at} />}
+            <Narration stepper={stepper} lookFor={LOOK_FOR} text={() => narration(run, at)} />
           </>}</AtStep>
+          <Fold more="Numbers" fewer="Hide numbers" class="panel-fold">
+            <AtStep state={state}>{(at) => <>
+              <Counters run={run} at={at} />
+              <Equations run={run} at={at} />
+              {!L.stats && <RowTable run={run} at={at} />}
+            </>}</AtStep>
+          </Fold>
         </aside>
       </div>
 

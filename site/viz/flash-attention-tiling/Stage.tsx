@@ -11,6 +11,7 @@ import { followedRow, isFlashStep, rowState, type Run } from './model';
 const BAND = 2.5;          // thickness of the Q, Kᵀ, Vᵀ and O bands, in cells
 const GAP = 8;
 const STATS_COL = 50;
+const MAX_CELL = 16, MAX_CELL_PHONE = 14;  // a phone's frame also holds the controls and narration
 const TOP_LABEL = 18;
 
 export interface Layout {
@@ -18,18 +19,20 @@ export interface Layout {
   gridX: number; gridY: number; kY: number; vY: number; oX: number; statsX: number; width: number; height: number;
 }
 
-// Cell size from the available width: as large as fits, up to 28 px. The O band and the m, ℓ
+// Cell size from the available width: as large as fits, up to MAX_CELL px. The O band and the m, ℓ
 // columns appear only when the rows are tall enough to read.
 export function layout(run: Run, width: number): Layout {
   const n = run.config.n;
   // Whole pixels while cells are big enough to show; fractions below that, so large N still fits.
+  // At most MAX_CELL px, so that a small N leaves the frame room for the narration and controls.
+  const maxCell = width < 480 ? MAX_CELL_PHONE : MAX_CELL;
   const fit = (fixed: number, units: number) => {
-    const c = Math.min(28, (width - fixed) / units);
+    const c = Math.min(maxCell, (width - fixed) / units);
     return c >= 4 ? Math.floor(c) : Math.max(0.25, c);
   };
   let labelW = 44;
   let cell = fit(labelW + 2 * GAP + 2 * STATS_COL, n + 2 * BAND);
-  let wide = cell >= 13 && width >= 520;
+  let wide = cell >= 11 && width >= 520;
   let stats = wide;
   if (!wide) {
     labelW = n <= 64 ? 30 : 8;
@@ -40,7 +43,7 @@ export function layout(run: Run, width: number): Layout {
   const kY = TOP_LABEL, vY = kY + band + 4, gridY = vY + band + 16;
   const oX = gridX + n * cell + GAP;
   const statsX = oX + band + 6;
-  return { cell, labelW, band, wide, stats, gridX, gridY, kY, vY, oX, statsX, width: wide ? statsX + 2 * STATS_COL : gridX + n * cell, height: gridY + n * cell + 22 };
+  return { cell, labelW, band, wide, stats, gridX, gridY, kY, vY, oX, statsX, width: wide ? statsX + 2 * STATS_COL : Math.max(gridX + n * cell, width), height: gridY + n * cell + 22 };
 }
 
 // A diverging heat map for input and output values: warm for positive, slate for negative, the
@@ -123,7 +126,8 @@ class StageFixed extends Component<{ run: Run; L: Layout }> {
         <text x={L.labelW + L.band / 2} y={L.gridY - 6} class="band-label" text-anchor="middle">Q</text>
         <text x={L.labelW + L.band - 4} y={L.kY + L.band / 2} class="band-label" text-anchor="end" dominant-baseline="middle">Kᵀ</text>
         <text x={L.labelW + L.band - 4} y={L.vY + L.band / 2} class="band-label" text-anchor="end" dominant-baseline="middle">Vᵀ</text>
-        <text x={L.gridX + (n * c) / 2} y={L.gridY + n * c + 15} class="band-label" text-anchor="middle">
+        {/* Under the grid, or, narrow, under the whole drawing, whose width it needs. */}
+        <text x={L.wide ? L.gridX + (n * c) / 2 : L.width / 2} y={L.gridY + n * c + 15} class="band-label" text-anchor="middle">
           S = QKᵀ/√d <tspan class="muted-label">{n} × {n} scores in {br} × {bc} blocks</tspan></text>
         {qBlockLabels}
         {rowNumbers}

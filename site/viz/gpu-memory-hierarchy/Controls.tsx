@@ -26,8 +26,8 @@ export function Controls({ state }: { state: FigureState }) {
         <input type="range" min={0} max={SEQ_LENS.length - 1} step={1} value={String(nIndex)} aria-label="Sequence length N"
           aria-valuetext={`N = ${c.n}`} onInput={(e) => configure({ n: SEQ_LENS[Number(e.currentTarget.value)] })} />
       </label>
-      <label class="field">d <NumberSelect value={c.d} label="Head dimension d" choices={HEAD_DIMS} onChange={(d) => configure({ d })} /></label>
       <MoreControls>
+        <label class="field">d <NumberSelect value={c.d} label="Head dimension d" choices={HEAD_DIMS} onChange={(d) => configure({ d })} /></label>
         <label class="field">heads <input type="number" min={1} max={4096} value={String(c.heads)} aria-label="Attention heads"
           onChange={(e) => configure({ heads: Number(e.currentTarget.value) })} /></label>
         <span class="fixed">batch 1 · FP16 · forward</span>

@@ -79,8 +79,9 @@ export function Diagram({ fig, clock, activeLevel, onLevel }: {
   const smFill = (sm: number) => (!running ? '#262626' : lit(sm, t, period, duty) ? colors.sram : '#1f3b31');
   const sms = fig.preset.smCount.value ?? 0;
   return (
-    <div class="diagram" ref={ref} data-testid="diagram">
-      <GPUBlock smCount={sms} width={width} direction={row ? 'row' : 'column'}
+    <div class="diagram" ref={ref} data-testid="diagram" data-drawing>
+      {/* Narrow: a wide, shallow SM grid (six rows), so the drawing leaves room for the narration. */}
+      <GPUBlock smCount={sms} width={width} direction={row ? 'row' : 'column'} columns={row ? undefined : Math.ceil(sms / 6)}
         label={`${fig.preset.name.replace('NVIDIA ', '')}: ${sms} SMs`}
         smFill={smFill} pools={pools(fig)} activePool={activeLevel} onPoolFocus={onLevel}
         overlay={(layout) => <Dots fig={fig} t={t} layout={layout} row={row} />} />

@@ -2,6 +2,7 @@
 import { fmt } from '../shared/format';
 import type { Clock } from '../shared/stepper';
 import { fmtDecimal, fmtTime, progress, run, tensorBusy, type Figure } from './model';
+import { Narration as Opening } from '../shared/Narration';
 
 export function narration(fig: Figure, t: number): string {
   const { config: c, standard, flash } = fig;
@@ -29,6 +30,9 @@ export function narration(fig: Figure, t: number): string {
   return `Done in ${fmtTime(r.timeS)} (predicted): ${fmtDecimal(r.hbmBytes, 'B')} of HBM traffic, Q, K and V read in tiles and O written once; ${bound}. Standard attention needs ${fmtTime(standard.timeS)}.`;
 }
 
+// What to look for when the figure opens (shared/Narration.tsx).
+const LOOK_FOR = 'the red S and P dots keeping the HBM link busy while the stopwatch runs. Press Play, then try FlashAttention.';
+
 export function Narration({ fig, clock }: { fig: Figure; clock: Clock }) {
-  return <p class="narration" aria-live="polite" data-testid="narration">{narration(fig, clock.time.value)}</p>;
+  return <Opening stepper={clock} lookFor={LOOK_FOR} text={() => narration(fig, clock.time.value)} />;
 }

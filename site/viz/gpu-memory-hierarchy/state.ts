@@ -27,8 +27,8 @@ export function createFigureState(core: AttnFlash) {
       if (!onlyMode || atStep !== undefined) clock.setStops(next.stops, atStep ?? next.stops.length - 1);
     });
   const { figure, error } = configured;
-  // Opens at the end of the run, so the totals are on screen before anything plays.
-  const clock = createClock(figure.value.stops, figure.value.stops.length - 1, 8000);
+  // Opens at the start, as every figure does (shared/Narration.tsx); the totals are one End away.
+  const clock = createClock(figure.value.stops, 0, 8000);
 
   // The mode is the page's own setting, not the core's: it is checked here.
   const configure = (change: Partial<Config>, atStep?: number) => {

@@ -18,7 +18,7 @@ export function ScoreStrip({ ex, step }: { ex: Example; step: number }) {
   const finished = cur.kind === 'write_o';
   const tiles = Array.from({ length: KEYS / TILE }, (_, t) => t);
   return (
-    <div class="score-strip" role="group" aria-label="Scores, weights and values of the 8 keys">
+    <div class="score-strip" data-drawing role="group" aria-label="Scores, weights and values of the 8 keys">
       {tiles.map((t) => {
         const active = cur.kind === 'tile' && cur.colBegin === t * TILE;
         // This step multiplied an earlier tile's terms by e^(m_old - m_new) < 1: say so on the tile.

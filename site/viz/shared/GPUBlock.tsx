@@ -21,7 +21,7 @@
 import { cubicBezier } from 'motion';
 import type { ComponentChildren } from 'preact';
 import { useLayoutEffect, useRef } from 'preact/hooks';
-import { cssPixelContext } from './canvas';
+import { cssPixelContext, fitText } from './canvas';
 import { reducedMotion } from './motion';
 import './GPUBlock.css';
 
@@ -59,6 +59,13 @@ export interface GPUBlockProps {
 }
 
 const IDLE_SM = '#262626';
+// The pools' text fonts (GPUBlock.css, in the page's family), to condense a line wider than its
+// pool (fitText); read once, when the first pool is drawn.
+let poolFonts: { label: string; detail: string } | null = null;
+const fonts = () => {
+  const family = getComputedStyle(document.body).fontFamily;
+  return (poolFonts ??= { label: `650 12.5px ${family}`, detail: `11.5px ${family}` });
+};
 const PAD = 8, LABEL_H = 20, GAP = 2, POOL_GAP = 26, POOL_H = 62;
 
 export function gpuBlockLayout({ smCount, width, direction = 'row', pools = [], columns }:
@@ -183,10 +190,10 @@ export function GPUBlock(props: GPUBlockProps) {
                 role={onPoolFocus ? 'button' : undefined} aria-label={[pool.label, ...(pool.detail ?? [])].join(', ')}>
                 <rect x={r.x + 0.5} y={r.y + 0.5} width={r.w - 1} height={r.h - 1} rx={8} style={{ stroke: pool.color }} />
                 <rect class="gpu-pool-band" x={r.x + 1} y={r.y + 1} width={4} height={r.h - 2} style={{ fill: pool.color }} />
-                <text class="gpu-pool-label" x={r.x + 12} y={r.y + 18}>{pool.label}</text>
+                <text class="gpu-pool-label" x={r.x + 12} y={r.y + 18} {...fitText(pool.label, fonts().label, r.w - 18)}>{pool.label}</text>
                 {/* A space between the lines (not drawn), so that the pool's text reads as words, as its name does */}
                 {(pool.detail ?? []).map((line, j) => [' ',
-                  <text key={j} class="gpu-pool-detail" x={r.x + 12} y={r.y + 35 + j * 15}>{line}</text>,
+                  <text key={j} class="gpu-pool-detail" x={r.x + 12} y={r.y + 35 + j * 15} {...fitText(line, fonts().detail, r.w - 18)}>{line}</text>,
                 ])}
               </g>
             </g>

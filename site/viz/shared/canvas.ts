@@ -22,3 +22,25 @@ export function cssPixelContext(canvas: HTMLCanvasElement, width: number, height
   g.setTransform(dpr, 0, 0, dpr, 0, 0);
   return g;
 }
+
+let measurer: CanvasRenderingContext2D | null = null;
+const textWidths = new Map<string, number>();
+/** The width in CSS px of `text` drawn in `font` (a CSS font shorthand), measured once per pair. */
+export function textWidth(text: string, font: string): number {
+  const key = `${font}|${text}`;
+  let w = textWidths.get(key);
+  if (w === undefined) {
+    measurer ??= document.createElement('canvas').getContext('2d')!;
+    measurer.font = font;
+    w = measurer.measureText(text).width;
+    textWidths.set(key, w);
+  }
+  return w;
+}
+
+/**
+ * SVG attributes that keep a line of `text` within `max` px: none when it fits, else a
+ * textLength that condenses it to `max`, so a narrow box never has text running out of it.
+ */
+export const fitText = (text: string, font: string, max: number) =>
+  (textWidth(text, font) > max ? { textLength: max, lengthAdjust: 'spacingAndGlyphs' } : {});

@@ -7,8 +7,28 @@ import { motionTokens } from './theme';
 
 export const SPEEDS = [0.5, 1, 2, 4] as const;
 
+// `fresh` (true when the figure opens at its first step) turns false, for good, the first time
+// `position` (the step or the time) changes.
+function freshUntilMoved(position: Signal<number>, atFirstStep: boolean): Signal<boolean> {
+  const fresh = signal(atFirstStep);
+  let opened = false;
+  figureEffect(() => {
+    position.value;
+    if (opened) fresh.value = false;
+    opened = true;
+  });
+  return fresh;
+}
+
+// Under reduced motion Play jumps instead of animating, one jump per stepMs; a trace with many
+// steps then takes coarser jumps, so that playing it through at 1x takes at most this long.
+export const REDUCED_PLAY_MS = 24000;
+const reducedStride = (steps: number) => Math.max(1, Math.ceil((steps * motionTokens.stepMs) / REDUCED_PLAY_MS));
+
 export interface Stepper {
   step: Signal<number>;
+  /** True while the figure is as it opened: nothing has moved it since (see Narration.tsx). */
+  fresh: Signal<boolean>;
   count: Signal<number>;
   playing: Signal<boolean>;
   speed: Signal<number>;
@@ -29,12 +49,13 @@ export function createStepper(initialCount: number, initialStep = 0): Stepper {
   const last = () => count.value - 1;
   const seek = (s: number) => (step.value = Math.min(Math.max(Math.round(s), 0), last()));
 
-  // While playing, advance every stepMs / speed; stop at the last step.
+  // While playing, advance every stepMs / speed (by a stride under reduced motion); stop at the last step.
   figureEffect(() => {
     if (!playing.value) return;
+    const stride = reducedMotion.value ? reducedStride(last()) : 1;
     const timer = window.setInterval(() => {
       if (step.value >= last()) playing.value = false;
-      else step.value += 1;
+      else seek(step.value + stride);
     }, motionTokens.stepMs / speed.value);
     return () => window.clearInterval(timer);
   });
@@ -45,7 +66,7 @@ export function createStepper(initialCount: number, initialStep = 0): Stepper {
   };
 
   return {
-    step, count, playing, speed, seek,
+    step, count, playing, speed, seek, fresh: freshUntilMoved(step, step.value === 0),
     next: () => { playing.value = false; seek(step.value + 1); },
     prev: () => { playing.value = false; seek(step.value - 1); },
     reset: () => { playing.value = false; seek(0); },
@@ -61,7 +82,8 @@ export function createStepper(initialCount: number, initialStep = 0): Stepper {
 // A stepper whose position is continuous: `time` runs from stops[0] to the last stop, and `step`
 // is the last stop reached. Play sweeps time at a constant rate (the whole range in playMs at 1x),
 // so intervals between stops keep their true proportions; Step, the scrubber and Home/End jump
-// between stops. Under reduced motion, Play jumps from stop to stop instead of sweeping.
+// between stops. Under reduced motion, Play jumps from stop to stop instead of sweeping, skipping
+// stops where there are too many to play through in REDUCED_PLAY_MS.
 export interface Clock extends Stepper {
   time: Signal<number>;
   stops: Signal<number[]>;
@@ -98,9 +120,12 @@ export function createClock(initialStops: number[], initialStep = 0, playMs = 90
   figureEffect(() => {
     if (!playing.value) return;
     if (reducedMotion.value) {
+      // Each jump covers at least the time one stride of the whole range would, to the next stop.
+      const span = (last() - first()) / Math.ceil(REDUCED_PLAY_MS / motionTokens.stepMs);
       const timer = window.setInterval(() => {
-        if (time.value >= last() - eps()) playing.value = false;
-        else forward();
+        if (time.value >= last() - eps()) { playing.value = false; return; }
+        const target = time.value + span - eps();
+        time.value = stops.value.find((x) => x >= target) ?? last();
       }, motionTokens.stepMs / speed.value);
       return () => window.clearInterval(timer);
     }
@@ -122,7 +147,7 @@ export function createClock(initialStops: number[], initialStep = 0, playMs = 90
   };
 
   return {
-    step, count, playing, speed, time, stops, seek,
+    step, count, playing, speed, time, stops, seek, fresh: freshUntilMoved(time, step.value === 0),
     setStops: (s: number[], atStep: number) => {
       playing.value = false;
       stops.value = s;

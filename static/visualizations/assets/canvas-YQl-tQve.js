@@ -1,1 +1,0 @@
-var e=()=>Math.min(window.devicePixelRatio||1,2);function t(e,t,n){return e.width!==t&&(e.width=t),e.height!==n&&(e.height=n),e.getContext(`2d`)}function n(n,r,i){let a=e(),o=t(n,Math.round(r*a),Math.round(i*a));return o.setTransform(a,0,0,a,0,0),o}export{e as n,t as r,n as t};

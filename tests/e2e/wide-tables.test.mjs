@@ -1,0 +1,58 @@
+// A table wider than the post's column scrolls inside itself and shows that it does: a scroll
+// shadow (post.css) marks the side where columns are hidden, and disappears once scrolled to that
+// end; the table takes keyboard focus (scroll-regions.js) so it can be scrolled without a pointer.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { startSite } from './browser.mjs';
+
+const PUBLIC = new URL('../../public/', import.meta.url).pathname;
+const posts = readdirSync(`${PUBLIC}posts`, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => `/posts/${d.name}/`);
+
+let site;
+before(async () => { site = await startSite(); });
+after(() => site.close());
+
+// The mean brightness of a 6 px strip just inside the table's right edge.
+async function rightEdge(page, table) {
+  await table.evaluate((t) => t.scrollIntoView({ block: 'start' }));
+  const box = await table.boundingBox(), top = Math.max(0, box.y);
+  const png = await page.screenshot({ clip: { x: box.x + box.width - 7, y: top, width: 6, height: Math.min(box.y + box.height - top, 300) } });
+  return page.evaluate(async (b64) => {
+    const img = new Image();
+    img.src = `data:image/png;base64,${b64}`;
+    await img.decode();
+    const c = new OffscreenCanvas(img.width, img.height), g = c.getContext('2d');
+    g.drawImage(img, 0, 0);
+    const d = g.getImageData(0, 0, img.width, img.height).data;
+    let sum = 0;
+    for (let i = 0; i < d.length; i += 4) sum += d[i] + d[i + 1] + d[i + 2];
+    return sum / (d.length / 4) / 3;
+  }, png.toString('base64'));
+}
+
+for (const width of [1280, 375]) {
+  for (const post of posts) {
+    test(`at ${width} px every table in ${post} that is wider than the column shows that it scrolls`, async () => {
+      const { page, problems, close } = await site.open(post, { viewport: { width, height: 800 } });
+      const tables = page.locator('.prose table');
+      let wide = 0;
+      for (let i = 0; i < await tables.count(); i++) {
+        const table = tables.nth(i);
+        if (!await table.evaluate((t) => t.scrollWidth > t.clientWidth + 1)) continue;
+        wide++;
+        await table.scrollIntoViewIfNeeded();
+        assert.equal(await table.getAttribute('tabindex'), '0');
+        // Blank the cells, so only the table's own background (the shadow) is compared.
+        await table.evaluate((t) => { t.style.color = 'transparent'; t.querySelectorAll('th, td').forEach((c) => { c.style.borderColor = 'transparent'; }); });
+        const hidden = await rightEdge(page, table);
+        await table.evaluate((t) => { t.scrollLeft = t.scrollWidth; });
+        const atEnd = await rightEdge(page, table);
+        assert.ok(hidden > atEnd + 3, `table ${i}: right edge brightness ${hidden.toFixed(1)} with columns hidden, ${atEnd.toFixed(1)} at the end`);
+      }
+      console.log(`${post} at ${width} px: ${wide} table(s) wider than the column`);
+      assert.deepEqual(problems, []);
+      await close();
+    });
+  }
+}
