@@ -1,7 +1,9 @@
 // Sliding-window attention's receptive field: how far position 0's information travels up a stack
 // of layers that each see only the W most recent positions, from the core's mask propagation.
 import { ErrorBanner } from '../shared/ErrorBanner';
+import { Fold } from '../shared/Fold';
 import { Legend } from '../shared/Legend';
+import { Narration } from '../shared/Narration';
 import { PlayControls } from '../shared/PlayControls';
 import { TimelineScrubber } from '../shared/TimelineScrubber';
 import { colors } from '../shared/theme';
@@ -11,6 +13,8 @@ import { Stack } from './Stack';
 import type { FigureState } from './state';
 
 const fmtInt = (n: number) => n.toLocaleString('en-US');
+// What to look for when the figure opens (shared/Narration.tsx).
+const LOOK_FOR = 'how far position 0’s information climbs: each layer adds W − 1 positions. Press Play or step with →.';
 
 function Slider({ label, value, range, onChange }: {
   label: string; value: number; range: { min: number; max: number }; onChange: (v: number) => void;
@@ -33,17 +37,19 @@ export function App({ state }: { state: FigureState }) {
     <div class="viz sliding-window">
       <header class="viz-header">
         <h1>How far a sliding window reaches</h1>
-        <Legend items={[
-          { swatch: colors.active, label: 'reached by position 0 in this layer' },
-          { swatch: colors.sram, label: 'reached in an earlier layer' },
-          { swatch: colors.border, label: 'not reached' },
-        ]} />
       </header>
       <div class="controls">
         <Slider label="Layers L" value={layers} range={LAYERS} onChange={(v) => configure({ layers: v })} />
         <Slider label="Window W" value={window} range={WINDOW} onChange={(v) => configure({ window: v })} />
       </div>
       <ErrorBanner message={error.value} onDismiss={() => (error.value = null)} />
+      <Fold more="Legend" fewer="Hide legend">
+        <Legend items={[
+          { swatch: colors.active, label: 'reached by position 0 in this layer' },
+          { swatch: colors.sram, label: 'reached in an earlier layer' },
+          { swatch: colors.border, label: 'not reached' },
+        ]} />
+      </Fold>
 
       <Stack figure={f} step={step} />
 
@@ -61,13 +67,15 @@ export function App({ state }: { state: FigureState }) {
           <dd data-testid="reach-paper">{layers} × {window} = {f.paperReachTokens}</dd>
         </div>
       </dl>
-      <p class="why" data-testid="why">
-        The two differ by one position per layer: this window counts the W keys a position sees, itself
-        included, so it looks W − 1 back; the Mistral 7B paper counts the window as positions i − W to i.
-        At Mistral's scale ({mistral.layers} layers, W = {fmtInt(mistral.window)}) that is {fmtInt(mistral.reachTokens)} versus {fmtInt(mistral.paperReachTokens)} tokens.
-      </p>
+      <Fold more="Why L × W?" fewer="Hide why">
+        <p class="why" data-testid="why">
+          The two differ by one position per layer: this window counts the W keys a position sees, itself
+          included, so it looks W − 1 back; the Mistral 7B paper counts the window as positions i − W to i.
+          At Mistral's scale ({mistral.layers} layers, W = {fmtInt(mistral.window)}) that is {fmtInt(mistral.reachTokens)} versus {fmtInt(mistral.paperReachTokens)} tokens.
+        </p>
+      </Fold>
 
-      <p class="narration" aria-live="polite" data-testid="narration">{narration(f, step)}</p>
+      <Narration stepper={stepper} lookFor={LOOK_FOR} text={() => narration(f, step)} />
 
       <footer class="viz-footer">
         <PlayControls stepper={stepper} />

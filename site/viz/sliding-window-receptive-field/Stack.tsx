@@ -12,7 +12,7 @@ export function Stack({ figure, step }: { figure: Figure; step: number }) {
   const [ref, width] = useWidth<HTMLDivElement>();
   const { reached, frontier, config, seqLen } = figure;
   const narrow = width < 640;
-  const labelW = narrow ? 52 : 68;
+  const labelW = narrow ? 60 : 72;  // room for "layer 8" at 13 px
   const rowH = narrow ? 28 : 40;
   const cellW = (width - labelW) / seqLen;
   const rows = reached.length;  // input + layers
@@ -25,7 +25,7 @@ export function Stack({ figure, step }: { figure: Figure; step: number }) {
   // Ticks at the frontiers reached so far, thinned where they would collide.
   const ticks = [0, ...frontier.slice(1, step + 1)].filter((p, i, all) => i === 0 || cellW * (p - all[i - 1]) >= 18 || p === cur);
   return (
-    <div ref={ref} class="stack-frame">
+    <div ref={ref} class="stack-frame" data-drawing>
       <svg class="stack" width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img"
         aria-label={`${config.layers} layers with window ${config.window}: after ${step} layer(s) position 0 has reached positions 0 to ${cur}`}>
         {step > 0 && (
