@@ -38,8 +38,8 @@ struct Options {
     std::string out = ".";
 };
 
-constexpr std::size_t kMaxTrainLength = 50;  // source tokens; as RNNsearch-50 in the paper
-constexpr std::size_t kBinWidth = 10;
+constexpr std::size_t kMaxTrainLength = TranslationExperimentData::max_source_tokens;
+constexpr std::size_t kBinWidth = TranslationExperimentData::bin_width;
 constexpr std::size_t kHeldOutPerBin = 200;
 
 // Widths chosen so that the int8 RNNsearch file stays under the figure's 60 KB gzipped.
@@ -117,9 +117,9 @@ int main(int argc, char** argv) try {
     std::string command = "train_translation";
     for (int k = 1; k < argc; ++k) command += std::string(" ") + argv[k];
 
-    const std::vector<SentencePair> train = generate_corpus(attn::splitmix64(o.seed), o.train_sentences, kMaxTrainLength);
-    const auto held_out = generate_held_out_by_length(attn::splitmix64(o.seed + 1), kHeldOutPerBin, kBinWidth,
-                                                      kMaxTrainLength, train);
+    const TranslationExperimentData experiment = translation_experiment_data(o.seed, o.train_sentences, kHeldOutPerBin);
+    const std::vector<SentencePair>& train = experiment.train;
+    const auto& held_out = experiment.held_out;
     const std::vector<EncodedPair> data = encode_pairs(train);
     std::size_t train_tokens = 0;
     for (const SentencePair& p : train) train_tokens += p.source.size();

@@ -60,3 +60,44 @@ TEST_CASE("translation training: a small configuration learns, and RNNsearch bea
     // ... and is far ahead of RNNenc on the longest bin (21-30 source tokens).
     CHECK(search.bleu_by_bin[2] >= enc.bleu_by_bin[2] + 10);
 }
+
+TEST_CASE("translation training: the same seeds give the same weights, other seeds other weights") {
+    const auto data = encode_pairs(generate_corpus(31, 40, 20));
+    const EncoderDecoderConfig config{EncoderDecoderKind::rnn_search, source_vocabulary().size(),
+                                      target_vocabulary().size(), 4, 5, 3, 4};
+    TrainingOptions options;
+    options.epochs = 2;
+    options.batch_size = 7;
+    const auto trained = [&](std::uint64_t init_seed, std::uint64_t shuffle_seed) {
+        auto model = init_encoder_decoder<float>(config, init_seed);
+        options.seed = shuffle_seed;
+        train_encoder_decoder(model, data, options);
+        return model.values;
+    };
+    const auto a = trained(1, 2);
+    CHECK(a == trained(1, 2));
+    CHECK(a != trained(1, 3));  // another data order
+    CHECK(a != trained(4, 2));  // another initialisation
+    CHECK(a != init_encoder_decoder<float>(config, 1).values);
+}
+
+TEST_CASE("translation training: arguments are validated") {
+    auto model = init_encoder_decoder<float>(
+        {EncoderDecoderKind::rnn_enc, source_vocabulary().size(), target_vocabulary().size(), 4, 5, 3, 4}, 1);
+    const auto data = encode_pairs(generate_corpus(31, 3, 20));
+    TrainingOptions options;
+    CHECK_THROWS_WITH_AS(train_encoder_decoder(model, {}, options), doctest::Contains("data"), Error);
+    options.epochs = 0;
+    CHECK_THROWS_WITH_AS(train_encoder_decoder(model, data, options), doctest::Contains("options.epochs"), Error);
+    options = {};
+    options.learning_rate = 0;
+    CHECK_THROWS_WITH_AS(train_encoder_decoder(model, data, options), doctest::Contains("options.learning_rate"), Error);
+    options = {};
+    options.clip_norm = -1;
+    CHECK_THROWS_WITH_AS(train_encoder_decoder(model, data, options), doctest::Contains("options.clip_norm"), Error);
+    options = {};
+    options.batch_size = 0;
+    CHECK_THROWS_WITH_AS(train_encoder_decoder(model, data, options), doctest::Contains("options.batch_size"), Error);
+    CHECK_THROWS_WITH_AS(evaluate_bleu(model, {}), doctest::Contains("pairs"), Error);
+    CHECK_THROWS_WITH_AS(encode_pairs({{{"the", "zorblax", "."}, {"."}}}), doctest::Contains("'zorblax'"), Error);
+}

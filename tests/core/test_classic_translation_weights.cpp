@@ -1,7 +1,8 @@
 // The int8 weight format (round trip within half a quantisation step, corrupt files refused) and
 // the committed weights of `make train` (static/models/): they load, carry their provenance, fit
 // the figure's budget, and RNNsearch translates the held-out canonical sentence of Bahdanau et
-// al.'s Fig. 3 with a sharp alignment that follows the source except where French reorders it.
+// al.'s Fig. 3 with a sharp alignment that follows the source except where French reorders it,
+// and, loaded back, both score the BLEU the training report gives.
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "attn/classic/encoder_decoder_file.hpp"
+#include "attn/classic/encoder_decoder_training.hpp"
 #include "attn/classic/translation_corpus.hpp"
 #include "support.hpp"
 
@@ -135,5 +137,38 @@ TEST_CASE("committed weights: RNNsearch translates the held-out canonical senten
         CAPTURE(w);
         CHECK(strongest(t, i) >= previous);
         previous = strongest(t, i);
+    }
+}
+
+namespace {
+
+// The number after `key` in the committed training report, searched from `from`.
+double json_number(const std::string& json, const std::string& key, std::size_t from = 0) {
+    const std::size_t at = json.find("\"" + key + "\": ", from);
+    REQUIRE(at != std::string::npos);
+    return std::stod(json.substr(at + key.size() + 4));
+}
+
+}  // namespace
+
+TEST_CASE("committed weights: loaded back, they score the BLEU the training report gives on the longest bin") {
+    std::ifstream f(std::string(ATTN_SOURCE_DIR) + "/site/data/generated/bahdanau_training.json");
+    REQUIRE(f.good());
+    const std::string json{std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+    const auto data = translation_experiment_data(static_cast<std::uint64_t>(json_number(json, "seed")),
+                                                  static_cast<std::size_t>(json_number(json, "train_pairs")),
+                                                  static_cast<std::size_t>(json_number(json, "held_out_per_bin")));
+    const std::size_t longest_bin = json.find("\"min_tokens\": 41");
+    REQUIRE(longest_bin != std::string::npos);
+    for (const char* name : {"RNNsearch", "RNNenc"}) {
+        CAPTURE(name);
+        const std::string file = std::string("bahdanau-") + (name == std::string("RNNsearch") ? "rnnsearch" : "rnnenc") + ".bin";
+        const auto model = load_encoder_decoder_int8(read_committed(file)).model;
+        // The report prints two decimals; a host whose compiler contracts differently into FMAs may
+        // flip a rare near-tie, hence 0.5 BLEU rather than 0.005.
+        const double reported = json_number(json, name, longest_bin);
+        const double measured = 100 * evaluate_bleu(model, data.held_out.back()).bleu;
+        CAPTURE(reported);
+        CHECK(std::abs(measured - reported) <= 0.5);
     }
 }

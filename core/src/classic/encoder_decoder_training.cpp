@@ -109,6 +109,15 @@ void train_encoder_decoder(EncoderDecoder<T>& model, const std::vector<EncodedPa
     }
 }
 
+TranslationExperimentData translation_experiment_data(std::uint64_t seed, std::size_t train_pairs,
+                                                      std::size_t held_out_per_bin) {
+    TranslationExperimentData d;
+    d.train = generate_corpus(splitmix64(seed), train_pairs, TranslationExperimentData::max_source_tokens);
+    d.held_out = generate_held_out_by_length(splitmix64(seed + 1), held_out_per_bin, TranslationExperimentData::bin_width,
+                                             TranslationExperimentData::max_source_tokens, d.train);
+    return d;
+}
+
 BleuScore evaluate_bleu(const EncoderDecoder<float>& model, const std::vector<SentencePair>& pairs) {
     if (pairs.empty()) throw Error("pairs: must hold at least one sentence pair");
     std::vector<std::vector<std::string>> hypotheses, references;

@@ -48,6 +48,21 @@ void train_encoder_decoder(EncoderDecoder<T>& model, const std::vector<EncodedPa
                            const TrainingOptions& options,
                            const std::function<void(const EpochReport&)>& on_epoch = {});
 
+// The data of `make train`'s experiment (native/tools/train_translation.cpp), a pure function of
+// its arguments, so a test can re-score the committed weights on exactly the sentences the tool
+// scored: `train_pairs` distinct pairs of at most 50 source tokens from splitmix64(seed), and
+// held-out pairs, `held_out_per_bin` in each 10-token bin 1-10 ... 41-50, from splitmix64(seed + 1),
+// none of them in the training set (nor the canonical pair). Throws attn::Error as
+// generate_corpus and generate_held_out_by_length do.
+struct TranslationExperimentData {
+    static constexpr std::size_t max_source_tokens = 50;  // as the paper's RNNsearch-50
+    static constexpr std::size_t bin_width = 10;
+    std::vector<SentencePair> train;
+    std::vector<std::vector<SentencePair>> held_out;  // by source-length bin
+};
+TranslationExperimentData translation_experiment_data(std::uint64_t seed, std::size_t train_pairs,
+                                                      std::size_t held_out_per_bin);
+
 // Greedy translations of every pair's source (without the final <eos>), scored with BLEU-4
 // against the pair's target; throws attn::Error if `pairs` is empty or holds an unknown word.
 BleuScore evaluate_bleu(const EncoderDecoder<float>& model, const std::vector<SentencePair>& pairs);
