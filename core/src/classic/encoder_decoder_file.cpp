@@ -1,8 +1,8 @@
 #include "attn/classic/encoder_decoder_file.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
+#include <cstring>
 #include <string_view>
 
 #include "attn/error.hpp"
@@ -12,6 +12,18 @@ namespace {
 
 constexpr std::string_view kMagic = "ATTNED01";
 constexpr std::size_t kMaxProvenance = 64 * 1024;
+
+// float <-> its IEEE-754 bits (memcpy: Emscripten 3.1.6's libc++ has no std::bit_cast).
+std::uint32_t float_bits(float f) {
+    std::uint32_t u;
+    std::memcpy(&u, &f, sizeof u);
+    return u;
+}
+float bits_float(std::uint32_t u) {
+    float f;
+    std::memcpy(&f, &u, sizeof f);
+    return f;
+}
 
 void put_u32(std::vector<std::uint8_t>& out, std::uint32_t v) {
     for (int k = 0; k < 4; ++k) out.push_back(static_cast<std::uint8_t>(v >> (8 * k)));
@@ -67,7 +79,7 @@ std::vector<std::uint8_t> save_encoder_decoder_int8(const EncoderDecoder<float>&
             max_abs = std::max(max_abs, std::abs(w[k]));
         }
         const float scale = max_abs > 0 ? max_abs / 127.0f : 1.0f;
-        put_u32(out, std::bit_cast<std::uint32_t>(scale));
+        put_u32(out, float_bits(scale));
         for (std::size_t k = 0; k < t.size(); ++k) {
             const long q = std::lround(w[k] / scale);
             out.push_back(static_cast<std::uint8_t>(static_cast<std::int8_t>(std::clamp(q, -127L, 127L))));
@@ -98,7 +110,7 @@ LoadedEncoderDecoder load_encoder_decoder_int8(std::span<const std::uint8_t> byt
     loaded.model.tensors = parameter_layout(c);  // validates the widths read
     loaded.model.values.resize(loaded.model.tensors.back().offset + loaded.model.tensors.back().size());
     for (const ParameterTensor& t : loaded.model.tensors) {
-        const float scale = std::bit_cast<float>(in.u32("weights"));
+        const float scale = bits_float(in.u32("weights"));
         if (!(std::isfinite(scale) && scale > 0)) throw Error("bytes: tensor " + t.name + " has an invalid scale");
         const auto q = in.take(t.size(), "weights");
         for (std::size_t k = 0; k < t.size(); ++k) {
