@@ -64,7 +64,8 @@ struct EncoderDecoder {
     const ParameterTensor& tensor(const std::string& name) const;  // throws attn::Error if absent
 };
 
-// Weights drawn N(0, 1/fan_in) from `seed` (recurrent and input matrices alike), biases zero.
+// Parameters drawn from `seed`: embeddings N(0, 1), every weight matrix and v_a N(0, 1/cols)
+// (recurrent and input matrices alike), biases zero.
 template <typename T>
 EncoderDecoder<T> init_encoder_decoder(const EncoderDecoderConfig& config, std::uint64_t seed);
 

@@ -14,7 +14,8 @@
 //   adverbs of time that invert                  last year              -> l' année dernière
 //
 // Sentences are clauses joined by conjunctions, noun phrases grow by prepositional phrases and
-// relative clauses, so source lengths run from 5 to about 50 tokens. Tokens are lower-cased (as
+// relative clauses, so source lengths run from 5 to a little over 60 tokens (corpora are capped:
+// the models train on up to 50, as the paper's RNNsearch-50). Tokens are lower-cased (as
 // many NMT pipelines preprocess) and separated by single spaces; a French elided article or
 // pronoun is its own token ending in the apostrophe ("l'", "n'"), so "l'accord" is "l' accord"
 // and the article aligns to "the" on its own. The full stop is a token. Every English sentence has
