@@ -7,7 +7,7 @@ SHELL := /bin/bash
 NPM_BIN := node_modules/.bin
 export NODE_PATH := /usr/share/nodejs
 
-.PHONY: setup native asan tsan wasm viz math data vendor site serve preview posters frame-heights interaction-times bench cuda \
+.PHONY: setup native asan tsan wasm viz math data vendor site serve preview posters frame-heights interaction-times bench cuda train \
         test test-native test-asan test-tsan test-wasm test-site test-e2e check-fresh clean
 
 setup:
@@ -75,6 +75,14 @@ interaction-times: wasm viz vendor
 # preset when nvcc and a GPU are present, native otherwise.
 bench: setup
 	@scripts/bench.sh
+
+# Part 1's translation models, trained natively by the core (native/tools/train_translation.cpp):
+# int8 weights -> static/models/, BLEU by source length -> site/data/generated/bahdanau_training.json
+# (both committed). Deterministic on a given machine; about 10 minutes on 2 cores.
+train: setup
+	cmake --preset native
+	cmake --build --preset native --target train_translation
+	build/native/native/tools/train_translation --commit "$$(git rev-parse --short HEAD)$$(git diff --quiet HEAD -- core native || echo -dirty)"
 
 # CUDA sources, compiled for sm_80 and sm_90 when nvcc is installed (no GPU is needed to compile).
 # ptxas reports registers and spills per kernel; a kernel that spills fails the build, and so does
