@@ -14,7 +14,11 @@ struct Qkv {
     Tensor4<float> q, k, v;
 };
 
-// in.q / in.qShape, in.k / in.kShape, in.v / in.vShape.
+// B * Hq * L * S * (D + Dv), the multiply-adds of one exact attention pass, at most
+// kMaxAttentionWork; names the shapes otherwise.
+void require_attention_work(const Shape4& q, const Shape4& k, const Shape4& v);
+
+// in.q / in.qShape, in.k / in.kShape, in.v / in.vShape, after require_attention_work.
 Qkv qkv_arg(const val& in);
 
 // B * H * L * S bounds the work of every call (the size of sdpa's score matrix).
