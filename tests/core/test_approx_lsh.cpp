@@ -190,10 +190,10 @@ TEST_CASE("LSH attention rejects bad options and shapes") {
     test::check_error([&] { lsh_attention(in.q, in.k, in.v, o); }, "num_buckets");
     o = {};
     o.num_rounds = 0;
-    test::check_error([&] { lsh_attention(in.q, in.k, in.v, o); }, "num_rounds must be in [1, 64], got 0");
+    test::check_error([&] { lsh_attention(in.q, in.k, in.v, o); }, "num_rounds: must be in [1, 64], got 0");
     o = {};
     o.chunk_length = 0;
-    test::check_error([&] { lsh_attention(in.q, in.k, in.v, o); }, "chunk_length must be in [1, 16777216], got 0");
+    test::check_error([&] { lsh_attention(in.q, in.k, in.v, o); }, "chunk_length: must be in [1, 16777216], got 0");
     const auto other = test::random_qkv({1, 1, 8, 4}, 1, 9, 4, test::next_seed());
     test::check_error([&] { lsh_attention(other.q, other.k, other.v); }, "needs as many keys as queries");
     test::check_error([&] { lsh_attention_cost(0, 8, 4, 4, {}); }, "sizes must be >= 1");
