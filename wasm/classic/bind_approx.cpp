@@ -39,7 +39,7 @@ struct DoubleQkv {
 
 DoubleQkv approx_qkv_arg(const val& in) {
     if (in.isUndefined() || in.isNull()) throw Error("q: missing (no arguments object given)");
-    const Qkv t = qkv_arg(in);
+    const Qkv t = qkv_arg(in, kMaxHeavyAttentionWork);
     require_score_budget(t);
     return {tensor_cast<double>(t.q), tensor_cast<double>(t.k), tensor_cast<double>(t.v)};
 }

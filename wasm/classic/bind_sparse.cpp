@@ -121,7 +121,7 @@ val pattern_density_image_js(const val& in) {
 val sparse_attention_js(const val& in) {
     return guarded([&] {
         const SparsePattern p = pattern_arg(in);
-        const Qkv t = qkv_arg(in);
+        const Qkv t = qkv_arg(in, kMaxHeavyAttentionWork);
         require_score_budget(t);
         const ApproxResult r =
             sparse_attention(tensor_cast<double>(t.q), tensor_cast<double>(t.k), tensor_cast<double>(t.v), p);

@@ -7,7 +7,9 @@ namespace attn::wasm {
 
 inline constexpr std::size_t kMaxTensorElements = std::size_t{1} << 20;  // per Q, K, V or mask
 inline constexpr std::size_t kMaxScoreElements = std::size_t{1} << 22;   // B * H * L * S for sdpa
-inline constexpr std::size_t kMaxAttentionWork = std::size_t{1} << 26;   // B * H * L * S * (D + Dv) of any Q/K/V call
+inline constexpr std::size_t kMaxAttentionWork = std::size_t{1} << 27;   // B * H * L * S * (D + Dv) of a Q/K/V call
+inline constexpr std::size_t kMaxHeavyAttentionWork = std::size_t{1} << 26;  // the same for flashBackward and the
+                                                                           // approximate methods (each ~2x a pass)
 inline constexpr std::size_t kMaxTraceLength = 1024;                     // L and S for a traced run
 inline constexpr std::size_t kMaxTraceSteps = 4096;                      // Q blocks x K blocks
 inline constexpr std::size_t kMaxValueDim = 4096;                        // OnlineSoftmax value width

@@ -21,8 +21,10 @@ export interface MaskInput {
 
 /**
  * Q, K and V: each at most 2^20 elements, and B * Hq * L * S * (D + Dv) (the multiply-adds of one
- * exact pass) at most 2^26, so that any accepted call of any function taking them finishes well
- * within a second in a browser; every length is checked before an array is copied. Functions add
+ * exact pass) at most 2^27 (2^26 for flashBackward and the approximate methods, which do about
+ * twice that), so that any accepted call finishes within a second in a browser (the tiling
+ * figure's largest, N = 1024 and d = 64, is 2^27); every length is checked before an array is
+ * copied. Functions add
  * their own caps (sdpa's B * H * L * S <= 2^22, the traced runs' L, S <= 1024), listed with them.
  */
 export interface AttentionInput {

@@ -80,7 +80,7 @@ Tensor4<float> tensor_of_shape(const val& in, const char* key, Shape4 shape) {
 
 val flash_backward_js(const val& in) {
     return guarded([&] {
-        const Qkv t = qkv_arg(in);
+        const Qkv t = qkv_arg(in, kMaxHeavyAttentionWork);
         require_score_budget(t);
         FlashBackwardOptions o;
         static_cast<AttentionOptions&>(o) = attention_options_arg(in);
