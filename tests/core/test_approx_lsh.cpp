@@ -185,7 +185,7 @@ TEST_CASE("LSH attention rejects bad options and shapes") {
     const auto in = test::random_qkv({1, 1, 8, 4}, 1, 8, 4, test::next_seed());
     LshOptions o;
     o.num_buckets = 3;
-    test::check_error([&] { lsh_attention(in.q, in.k, in.v, o); }, "num_buckets must be 1 or an even number in [2, 4096], got 3");
+    test::check_error([&] { lsh_attention(in.q, in.k, in.v, o); }, "num_buckets: must be 1 or an even number in [2, 4096], got 3");
     o.num_buckets = 4098;
     test::check_error([&] { lsh_attention(in.q, in.k, in.v, o); }, "num_buckets");
     o = {};
