@@ -7,8 +7,8 @@ SHELL := /bin/bash
 NPM_BIN := node_modules/.bin
 export NODE_PATH := /usr/share/nodejs
 
-.PHONY: setup native asan tsan wasm viz math data vendor site serve preview posters frame-heights interaction-times bench cuda train \
-        test test-native test-asan test-tsan test-wasm test-site test-e2e check-fresh clean
+.PHONY: setup native asan tsan fuzz soak wasm viz math data vendor site serve preview posters frame-heights interaction-times bench cuda train \
+        test test-native test-asan test-tsan test-fuzz test-wasm test-site test-e2e check-fresh clean
 
 setup:
 	@scripts/setup.sh
@@ -25,6 +25,23 @@ asan: setup
 tsan: setup
 	cmake --preset tsan
 	cmake --build --preset tsan
+
+# The core's public functions under libFuzzer with ASan and UBSan, for FUZZ_SECONDS (default 50),
+# starting from the committed corpus tests/fuzz/corpus/; inputs that reach new code go to
+# build/fuzz/corpus/ (fold them into the committed one with `fuzz_core -merge=1`). A finding stops
+# the run with the input saved in build/fuzz/ (tests/fuzz/README.md).
+FUZZ_SECONDS ?= 50
+fuzz: setup
+	cmake --preset fuzz
+	cmake --build --preset fuzz --target fuzz_core
+	mkdir -p build/fuzz/corpus
+	build/fuzz/tests/fuzz/fuzz_core -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+	  -print_final_stats=1 -artifact_prefix=build/fuzz/ build/fuzz/corpus tests/fuzz/corpus
+
+# Hostile-input soak of the WebAssembly modules: CALLS (default 10000) per module on SEEDS
+# (default 1,2,3); `make test` runs a short one (tests/wasm/soak.test.mjs).
+soak: wasm
+	node scripts/soak.mjs
 
 # The shared WebAssembly module, copied into static/wasm/ (committed).
 wasm: setup
@@ -95,7 +112,7 @@ cuda: setup
 	  scripts/check-hmma.sh build/cuda || exit 1; \
 	else echo "nvcc not found at /usr/local/cuda/bin: skipping the CUDA build"; fi
 
-test: test-native test-asan test-tsan test-wasm cuda check-fresh test-site test-e2e
+test: test-native test-asan test-tsan test-fuzz test-wasm cuda check-fresh test-site test-e2e
 	@echo "All tests passed."
 
 test-native: native
@@ -108,6 +125,8 @@ test-asan: asan
 # shuffles order no memory here) is reported by ThreadSanitizer and fails the run.
 test-tsan: tsan
 	ctest --preset tsan
+
+test-fuzz: fuzz
 
 test-wasm: wasm
 	node --test tests/wasm/

@@ -10,6 +10,7 @@ packages=(
   doctest-dev libbenchmark-dev     # C++ unit tests, benchmarks
   libopenblas-dev pkg-config       # the benchmarks' standard-attention baseline (OpenBLAS sgemm)
   emscripten                       # WebAssembly build (3.1.6)
+  clang-14 libclang-rt-14-dev      # the core's libFuzzer target (make fuzz)
   hugo                             # static site (0.111.3)
   chromium                         # browser tests (driven by playwright-core)
   nodejs npm                       # visualizations, WASM tests (only installed if node is absent)

@@ -90,7 +90,7 @@ TEST_CASE("Linformer rejects bad projections and shapes") {
     const auto in = test::random_qkv({1, 1, 5, 4}, 1, 9, 4, test::next_seed());
     test::check_error([&] { linformer(in.q, in.k, in.v, linformer_random_projections(3, 8, 1)); },
                       "the projections are for 8 keys, got 9");
-    test::check_error([&] { linformer_random_projections(0, 8, 1); }, "projected_length must be in [1, 1048576], got 0");
+    test::check_error([&] { linformer_random_projections(0, 8, 1); }, "projected_length: must be in [1, 1048576], got 0");
     test::check_error([&] { linformer_random_projections(1 << 14, 1 << 14, 1); }, "projected_length * seq_len must be at most 2^26");
     auto p = linformer_random_projections(3, 9, 1);
     p.f.pop_back();

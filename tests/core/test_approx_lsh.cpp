@@ -185,15 +185,15 @@ TEST_CASE("LSH attention rejects bad options and shapes") {
     const auto in = test::random_qkv({1, 1, 8, 4}, 1, 8, 4, test::next_seed());
     LshOptions o;
     o.num_buckets = 3;
-    test::check_error([&] { lsh_attention(in.q, in.k, in.v, o); }, "num_buckets must be 1 or an even number in [2, 4096], got 3");
+    test::check_error([&] { lsh_attention(in.q, in.k, in.v, o); }, "num_buckets: must be 1 or an even number in [2, 4096], got 3");
     o.num_buckets = 4098;
     test::check_error([&] { lsh_attention(in.q, in.k, in.v, o); }, "num_buckets");
     o = {};
     o.num_rounds = 0;
-    test::check_error([&] { lsh_attention(in.q, in.k, in.v, o); }, "num_rounds must be in [1, 64], got 0");
+    test::check_error([&] { lsh_attention(in.q, in.k, in.v, o); }, "num_rounds: must be in [1, 64], got 0");
     o = {};
     o.chunk_length = 0;
-    test::check_error([&] { lsh_attention(in.q, in.k, in.v, o); }, "chunk_length must be in [1, 16777216], got 0");
+    test::check_error([&] { lsh_attention(in.q, in.k, in.v, o); }, "chunk_length: must be in [1, 16777216], got 0");
     const auto other = test::random_qkv({1, 1, 8, 4}, 1, 9, 4, test::next_seed());
     test::check_error([&] { lsh_attention(other.q, other.k, other.v); }, "needs as many keys as queries");
     test::check_error([&] { lsh_attention_cost(0, 8, 4, 4, {}); }, "sizes must be >= 1");

@@ -127,7 +127,7 @@ TEST_CASE("Performer rejects bad options") {
     const auto in = test::random_qkv({1, 1, 4, 4}, 1, 4, 4, test::next_seed());
     PerformerOptions o;
     o.num_features = 0;
-    test::check_error([&] { performer(in.q, in.k, in.v, o); }, "num_features must be in [1, 65536], got 0");
+    test::check_error([&] { performer(in.q, in.k, in.v, o); }, "num_features: must be in [1, 65536], got 0");
     o = {};
     o.scale = -1.0;
     test::check_error([&] { performer(in.q, in.k, in.v, o); }, "scale: FAVOR+ needs a scale > 0");

@@ -39,6 +39,6 @@ TEST_CASE("retrieval inputs: every query is its target key plus noise, and dense
 
 TEST_CASE("retrieval inputs reject bad sizes and noise") {
     test::check_error([] { retrieval_inputs({1, 1, 4, 4}, 0, 4, 0.1, 1.0, 1); }, "every size must be >= 1");
-    test::check_error([] { retrieval_inputs({1, 1, 4, 4}, 4, 4, -1.0, 1.0, 1); }, "noise must be in [0, 100], got -1");
-    test::check_error([] { retrieval_inputs({1, 1, 4, 4}, 4, 4, 0.1, 0.0, 1); }, "sharpness must be in (0, 100], got 0");
+    test::check_error([] { retrieval_inputs({1, 1, 4, 4}, 4, 4, -1.0, 1.0, 1); }, "noise: must be in [0, 100], got -1");
+    test::check_error([] { retrieval_inputs({1, 1, 4, 4}, 4, 4, 0.1, 0.0, 1); }, "sharpness: must be in (0, 100], got 0");
 }

@@ -58,7 +58,7 @@ TEST_CASE("Synthesizer cost counts N squared synthesized weights") {
     const auto cross = test::random_qkv({1, 1, 4, d}, 1, 5, dv, test::next_seed());
     test::check_error([&] { synthesizer(cross.q, cross.k, cross.v); }, "needs as many keys as queries (4), got 5");
     o.hidden = 5000;
-    test::check_error([&] { synthesizer(in.q, in.k, in.v, o); }, "hidden must be in [1, 4096], got 5000");
+    test::check_error([&] { synthesizer(in.q, in.k, in.v, o); }, "hidden: must be in [1, 4096], got 5000");
 }
 
 TEST_CASE("Routing attention with one cluster is dense attention") {
@@ -133,8 +133,8 @@ TEST_CASE("Routing attention rejects bad options") {
     const auto in = test::random_qkv({1, 1, 4, 4}, 1, 5, 4, test::next_seed());
     RoutingOptions o;
     o.num_clusters = 10;
-    test::check_error([&] { routing_attention(in.q, in.k, in.v, o); }, "num_clusters must be in [1, 9], got 10");
+    test::check_error([&] { routing_attention(in.q, in.k, in.v, o); }, "num_clusters: must be in [1, 9], got 10");
     o.num_clusters = 2;
     o.iterations = 101;
-    test::check_error([&] { routing_attention(in.q, in.k, in.v, o); }, "iterations must be in [0, 100], got 101");
+    test::check_error([&] { routing_attention(in.q, in.k, in.v, o); }, "iterations: must be in [0, 100], got 101");
 }

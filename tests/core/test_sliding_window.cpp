@@ -96,6 +96,11 @@ TEST_CASE("sliding window: receptive field L (W - 1) from the mask, and the pape
     // Mistral 7B: W = 4096, 32 layers -> "a theoretical attention span of approximately 131K
     // tokens" (Sec. 2): 32 x 4096 = 131072.
     CHECK(sliding_window_receptive_field(32, 4096).paper_reach_tokens == 131072);
+    // The largest arguments reach 2^50 tokens, past a 32-bit size_t (WebAssembly's): 64-bit fields.
+    CHECK(sliding_window_receptive_field(std::size_t{1} << 20, std::size_t{1} << 30).paper_reach_tokens ==
+          std::uint64_t{1} << 50);
+    CHECK(sliding_window_receptive_field(std::size_t{1} << 20, std::size_t{1} << 30).reach_tokens ==
+          (std::uint64_t{1} << 50) - (std::uint64_t{1} << 20));
     test::check_error([&] { sliding_window_receptive_field(0, 4); }, "layers");
     test::check_error([&] { sliding_window_receptive_field(2, 0); }, "window");
     test::check_error([&] { sliding_window_influence(2, 3, 10, 10); }, "source");

@@ -124,6 +124,17 @@ TEST_CASE("work partition: batch 1 x 8 heads on 108 SMs -- FA1 leaves 100 SMs id
     CHECK(fa1.makespan_tiles / fa2.makespan_tiles == doctest::Approx(1024.0 / 96));
 }
 
+TEST_CASE("work partition: an FA1 block of a 2^24-token head counts its 2^48 tiles without wrapping") {
+    // 2^24 query blocks x 2^24 key blocks of one token: a 32-bit size_t (WebAssembly) wraps to 0,
+    // which made the utilisation NaN.
+    const AttentionLaunch l = launch(1, 1, std::size_t{1} << 24, std::size_t{1} << 24, 1, 1);
+    const WorkPartition w = partition_work(l, Partition::fa1, gpu_with_sms(132));
+    REQUIRE(w.blocks.size() == 1);
+    CHECK(w.blocks[0].kv_tiles == std::uint64_t{1} << 48);
+    CHECK(w.total_tiles == std::uint64_t{1} << 48);
+    CHECK(w.sm_utilization == doctest::Approx(1.0 / 132));
+}
+
 TEST_CASE("work partition: causal blocks do unequal work and the scheduler balances them greedily") {
     // Top-left causal, L = S = 4 blocks: query block i computes i + 1 tiles.
     const GpuPreset two_sms = gpu_with_sms(2);

@@ -149,7 +149,7 @@ const bad = [
   ['mismatched heads', () => core.sdpa(problem({ H: 3, Hkv: 2 })), /head count \(2\) must divide the query's head count \(3\)/],
   ['mismatched head_dim', () => core.sdpa({ ...problem(), k: new Float32Array(7 * 5), kShape: [1, 1, 7, 5] }), /key: head_dim/],
   ['mask of the wrong size', () => core.sdpa({ ...problem(), mask: { kind: 'boolean', shape: [1, 1, 5, 6], data: new Uint8Array(30) } }), /attn_mask: shape \[1, 1, 5, 6\] does not broadcast/],
-  ['mask data length', () => core.sdpa({ ...problem(), mask: { kind: 'boolean', shape: [1, 1, 5, 7], data: new Uint8Array(3) } }), /attn_mask: expected 35 entries/],
+  ['mask data length', () => core.sdpa({ ...problem(), mask: { kind: 'boolean', shape: [1, 1, 5, 7], data: new Uint8Array(3) } }), /mask.data: has 3 entries, expected 35/],
   ['mask kind', () => core.sdpa({ ...problem(), mask: { kind: 'soft', shape: [1, 1, 5, 7], data: new Uint8Array(35) } }), /mask.kind/],
   ['mask with causal', () => core.sdpa({ ...problem(), causal: 'top_left', mask: { kind: 'boolean', shape: [1, 1, 5, 7], data: new Uint8Array(35) } }), /cannot be combined/],
   ['NaN scale', () => core.sdpa({ ...problem(), scale: NaN }), /scale: must be a finite number/],
@@ -185,10 +185,12 @@ test('bad arguments throw Errors naming the problem, and the module keeps answer
 });
 
 test('failed calls free what they allocated (wasm memory stays the same size)', () => {
-  // Each call copies 12 MB of inputs into wasm memory and then fails on blockQ; if the error
-  // skipped C++ destructors, 20 calls would grow the heap by 240 MB.
+  // Each call copies 12 MB of inputs into wasm memory (within the work cap: 32 * 32 * 65536 =
+  // 2^26) and then fails on blockQ; if the error skipped C++ destructors, 20 calls would grow the
+  // heap by 240 MB.
   const big = new Float32Array(1 << 20);
-  const input = { q: big, qShape: [1, 1, 1024, 1024], k: big, kShape: [1, 1, 1024, 1024], v: big, vShape: [1, 1, 1024, 1024], blockQ: 0 };
+  const shape = [1, 1, 32, 32768];
+  const input = { q: big, qShape: shape, k: big, kShape: shape, v: big, vShape: shape, blockQ: 0 };
   const call = () => assert.throws(() => core.flashForwardTrace(input), /blockQ/);
   call();
   const heap = core.HEAP8.length;

@@ -74,7 +74,7 @@ test('retrievalInputs: dense-like methods keep the top-1 key', () => {
 });
 
 test('bad arguments throw named Errors and the module keeps working', () => {
-  throwsThenRecovers(() => core.lshAttention({ ...problem(), numBuckets: 3 }), /num_buckets must be 1 or an even number/);
+  throwsThenRecovers(() => core.lshAttention({ ...problem(), numBuckets: 3 }), /num_buckets: must be 1 or an even number/);
   throwsThenRecovers(() => core.lshAttention({ ...problem({ S: 17 }) }), /needs as many keys as queries/);
   throwsThenRecovers(() => core.linformer({ ...problem(), projection: 'learned' }), /projection: must be 'random' or 'identity'/);
   throwsThenRecovers(() => core.performer({ ...problem(), numFeatures: 0 }), /numFeatures/);

@@ -140,9 +140,9 @@ test('ropeVector: eq. 34 rotation, both layouts, relative positions', () => {
   throwsThenRecovers(() => core.ropeVector({ x: [1, 2], position: 1, layout: 'neox' }), /layout: must be 'half_split' or 'interleaved'/);
   throwsThenRecovers(() => core.ropeVector({ x: [1, 'a'], position: 1 }), /x: element 1 is not a number/);
   throwsThenRecovers(() => core.ropeVector({ x: [1, NaN], position: 1 }), /x: element 1 is not finite/);
-  throwsThenRecovers(() => core.ropeVector({ x: 'ab', position: 1 }), /x: must be an array/);
+  throwsThenRecovers(() => core.ropeVector({ x: 'ab', position: 1 }), /x: must be a Float32Array, Float64Array or array of numbers/);
   throwsThenRecovers(() => core.ropeVector({ position: 1 }), /x: missing/);
-  throwsThenRecovers(() => core.ropeVector({ x: new Float32Array(16386), position: 1 }), /x: length 16386 exceeds/);
+  throwsThenRecovers(() => core.ropeVector({ x: new Float32Array(16386), position: 1 }), /x: has 16386 entries, expected at most 16384/);
 });
 
 test('mlaCompare: explicit and absorbed agree, the absorbed cache holds d_c + d_R per token', () => {

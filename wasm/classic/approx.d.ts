@@ -99,8 +99,11 @@ export interface RetrievalInputsInfo extends ApproxQkvInput {
 }
 
 export interface ApproxApi {
+  /** Besides the Q/K/V caps (types.d.ts): numRounds * B * H * (L * S * (D + Dv) + (L + S) * D * numBuckets) <= 2^27. */
   lshAttention(input: LshInput): LshResultInfo;
+  /** Besides the Q/K/V caps: B * H * projectedLength * (S + L) * (D + Dv) <= 2^27 (projectedLength = S for 'identity'). */
   linformer(input: LinformerInput): ApproxResultInfo;
+  /** Besides the Q/K/V caps: B * H * numFeatures * (L + S) * (D + Dv) <= 2^27. */
   performer(input: PerformerInput): ApproxResultInfo;
   linearAttention(input: LinearAttentionInput): ApproxResultInfo;
   synthesizer(input: SynthesizerInput): ApproxResultInfo;

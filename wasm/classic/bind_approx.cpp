@@ -28,8 +28,10 @@ namespace {
 
 using namespace attn::approx;
 
-// Work caps beyond the Q/K/V score budget: features and projections a page may ask for.
+// Work caps beyond the Q/K/V score budget: features and projections a page may ask for, and the
+// multiply-adds they add (each method also computes the dense reference it is measured against).
 constexpr std::size_t kMaxApproxWidth = 4096;
+constexpr std::size_t kMaxApproxWork = std::size_t{1} << 27;
 
 struct DoubleQkv {
     Tensor4<double> q, k, v;
@@ -37,10 +39,26 @@ struct DoubleQkv {
 
 DoubleQkv approx_qkv_arg(const val& in) {
     if (in.isUndefined() || in.isNull()) throw Error("q: missing (no arguments object given)");
-    const Qkv t = qkv_arg(in);
+    const Qkv t = qkv_arg(in, kMaxHeavyAttentionWork);
     require_score_budget(t);
     return {tensor_cast<double>(t.q), tensor_cast<double>(t.k), tensor_cast<double>(t.v)};
 }
+
+// `work` (a method's own multiply-adds, in double so that it cannot wrap) at most kMaxApproxWork.
+void require_approx_work(double work, const char* args, const char* formula) {
+    if (work > static_cast<double>(kMaxApproxWork)) {
+        throw Error(std::string(args) + ": " + formula + " = " + std::to_string(static_cast<long long>(work)) +
+                    " exceeds the in-browser limit of " + std::to_string(kMaxApproxWork) + " (about a second of work)");
+    }
+}
+
+// B * H of the problem, and L, S, D + Dv, as doubles for the work formulas.
+struct ApproxSizes {
+    double heads, L, S, D, widths;
+    explicit ApproxSizes(const DoubleQkv& t)
+        : heads(double(t.q.shape.batch) * double(t.q.shape.heads)), L(double(t.q.shape.seq)), S(double(t.k.shape.seq)),
+          D(double(t.q.shape.dim)), widths(double(t.q.shape.dim) + double(t.v.shape.dim)) {}
+};
 
 std::optional<double> scale_arg(const val& in) {
     if (in["scale"].isUndefined()) return std::nullopt;
@@ -58,6 +76,9 @@ val lsh_attention_js(const val& in) {
         o.chunk_length = integer_arg(in, "chunkLength", 1, kMaxTensorElements, o.chunk_length);
         o.seed = seed_arg(in);
         o.scale = scale_arg(in);
+        const ApproxSizes n(t);
+        require_approx_work(double(o.num_rounds) * n.heads * (n.L * n.S * n.widths + (n.L + n.S) * n.D * double(o.num_buckets)),
+                            "numRounds/numBuckets", "numRounds * B * H * (L * S * (D + Dv) + (L + S) * D * numBuckets)");
         const LshAttentionResult r = lsh_attention(t.q, t.k, t.v, o);
         val out = approx_result_js(r.approx);
         out.set("chunkLength", r.chunk_length);
@@ -75,10 +96,12 @@ val linformer_js(const val& in) {
         const std::string kind = projection.isUndefined() ? "random" : projection.isString() ? projection.as<std::string>() : "";
         if (kind != "random" && kind != "identity") throw Error("projection: must be 'random' or 'identity'");
         const std::size_t n = t.k.shape.seq;
+        const std::size_t k = kind == "identity" ? n : integer_arg(in, "projectedLength", 1, kMaxApproxWidth, 64);
+        const ApproxSizes s(t);
+        require_approx_work(s.heads * double(k) * (s.S + s.L) * s.widths, "projectedLength",
+                            "B * H * projectedLength * (S + L) * (D + Dv)");
         const LinformerProjections p =
-            kind == "identity" ? linformer_identity_projections(n)
-                               : linformer_random_projections(integer_arg(in, "projectedLength", 1, kMaxApproxWidth, 64), n,
-                                                              seed_arg(in));
+            kind == "identity" ? linformer_identity_projections(n) : linformer_random_projections(k, n, seed_arg(in));
         return approx_result_js(linformer(t.q, t.k, t.v, p, scale_arg(in)));
     });
 }
@@ -91,6 +114,9 @@ val performer_js(const val& in) {
         o.orthogonal = bool_arg(in, "orthogonal", true);
         o.seed = seed_arg(in);
         o.scale = scale_arg(in);
+        const ApproxSizes s(t);
+        require_approx_work(s.heads * double(o.num_features) * (s.L + s.S) * s.widths, "numFeatures",
+                            "B * H * numFeatures * (L + S) * (D + Dv)");
         return approx_result_js(performer(t.q, t.k, t.v, o));
     });
 }

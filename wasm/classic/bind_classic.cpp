@@ -42,14 +42,9 @@ val matrix_to_js(const Matrix& m) {
     return out;
 }
 
-// obj[key] as an array (or typed array) of numbers.
+// obj[key] as an array (or typed array) of at most kMaxTensorElements numbers.
 std::vector<double> numbers_arg(const val& obj, const char* key) {
-    const val data = obj[key];
-    if (!data.isArray() && !data.instanceof(val::global("Float32Array")) &&
-        !data.instanceof(val::global("Float64Array"))) {
-        throw Error(std::string(key) + ": must be a Float64Array, Float32Array or array of numbers");
-    }
-    return emscripten::convertJSArrayToNumberVector<double>(data);
+    return number_array_arg<double>(obj[key], key, 0, kMaxTensorElements);
 }
 
 // obj[key] / obj[shape_key] = [rows, cols] as a Matrix; the core checks finiteness.

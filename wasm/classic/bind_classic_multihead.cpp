@@ -37,21 +37,13 @@ Tensor4<double> sequence_arg(const val& obj, const char* key, const char* shape_
     dims.call<void>("push", shape[0], 1, shape[1], shape[2]);
     as4.set(shape_key, dims);
     const Shape4 s = shape_arg(as4, shape_key, kMaxTensorElements);
-    const val data = obj[key];
-    if (!data.isArray() && !data.instanceof(val::global("Float32Array")) &&
-        !data.instanceof(val::global("Float64Array"))) {
-        throw Error(std::string(key) + ": must be a Float64Array, Float32Array or array of numbers");
-    }
-    return Tensor4<double>(s, emscripten::convertJSArrayToNumberVector<double>(data), key);
+    return Tensor4<double>(s, number_array_arg<double>(obj[key], key, s.numel(), s.numel()), key);
 }
 
+// A projection matrix; its exact size is the core's check, the cap comes first so that a huge
+// array is refused before it is copied.
 std::vector<double> weight_arg(const val& in, const char* key) {
-    const val data = in[key];
-    if (!data.isArray() && !data.instanceof(val::global("Float32Array")) &&
-        !data.instanceof(val::global("Float64Array"))) {
-        throw Error(std::string(key) + ": must be a Float64Array, Float32Array or array of numbers");
-    }
-    return emscripten::convertJSArrayToNumberVector<double>(data);
+    return number_array_arg<double>(in[key], key, 0, kMaxTensorElements);
 }
 
 MultiHeadWeights weights_arg(const val& in, std::size_t d_model) {

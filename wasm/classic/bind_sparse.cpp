@@ -21,6 +21,8 @@ using namespace attn::approx;
 
 // A page draws individual cells only at small N; beyond this it asks for the density image.
 constexpr std::size_t kMaxPatternMaskLength = 1024;
+constexpr std::size_t kMaxPatternBlockRows = std::size_t{1} << 18;  // BigBird block rows a count walks
+constexpr std::size_t kMaxPatternBlockWork = std::size_t{1} << 21;  // those rows x (random blocks + 4)
 
 SparsePattern pattern_arg(const val& in) {
     if (in.isUndefined() || in.isNull()) throw Error("pattern: missing (no arguments object given)");
@@ -53,6 +55,24 @@ std::size_t seq_len_arg(const val& in, std::size_t max) {
     return integer_arg(in, "seqLen", 1, max, 1);
 }
 
+// BigBird's counts walk every block row and draw its random blocks (they differ per row), about
+// 0.3 microseconds per drawn block in the browser: rows and rows x (randomBlocks + 4) are capped
+// so that a call stays well under a second.
+void require_block_rows(const SparsePattern& p, std::size_t n) {
+    if (p.kind != PatternKind::bigbird || p.block == 0) return;  // block 0 is the core's error
+    const std::size_t rows = (n + p.block - 1) / p.block;  // n, block <= 2^24: no wrap
+    if (rows > kMaxPatternBlockRows) {
+        throw Error("pattern.block: seqLen / block = " + std::to_string(rows) + " block rows exceed the in-browser limit of " +
+                    std::to_string(kMaxPatternBlockRows) + "; use larger blocks");
+    }
+    const double work = static_cast<double>(rows) * static_cast<double>(p.random_blocks + 4);
+    if (work > static_cast<double>(kMaxPatternBlockWork)) {
+        throw Error("pattern.randomBlocks: block rows x (randomBlocks + 4) = " + std::to_string(static_cast<long long>(work)) +
+                    " exceeds the in-browser limit of " + std::to_string(kMaxPatternBlockWork) +
+                    "; use larger blocks or fewer random blocks");
+    }
+}
+
 val pattern_mask_js(const val& in) {
     return guarded([&] {
         const SparsePattern p = pattern_arg(in);
@@ -65,6 +85,7 @@ val pattern_stats_js(const val& in) {
     return guarded([&] {
         const SparsePattern p = pattern_arg(in);
         const std::size_t n = seq_len_arg(in, kMaxPatternLength);
+        require_block_rows(p, n);
         const PatternStats s = pattern_stats(p, n, integer_arg(in, "headDim", 1, 65536, 64),
                                              integer_arg(in, "valueDim", 1, 65536, 64),
                                              integer_arg(in, "bytesPerScore", 1, 16, 8));
@@ -81,6 +102,7 @@ val pattern_density_image_js(const val& in) {
     return guarded([&] {
         const SparsePattern p = pattern_arg(in);
         const std::size_t n = seq_len_arg(in, kMaxPatternLength);
+        require_block_rows(p, n);
         if (in["pixels"].isUndefined()) throw Error("pixels: missing");
         const DensityImage img = pattern_density_image(p, n, integer_arg(in, "pixels", 1, 2048, 1));
         std::vector<float> fraction(img.pixels * img.pixels);
@@ -99,7 +121,7 @@ val pattern_density_image_js(const val& in) {
 val sparse_attention_js(const val& in) {
     return guarded([&] {
         const SparsePattern p = pattern_arg(in);
-        const Qkv t = qkv_arg(in);
+        const Qkv t = qkv_arg(in, kMaxHeavyAttentionWork);
         require_score_budget(t);
         const ApproxResult r =
             sparse_attention(tensor_cast<double>(t.q), tensor_cast<double>(t.k), tensor_cast<double>(t.v), p);

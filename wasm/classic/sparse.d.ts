@@ -101,10 +101,10 @@ export interface TimelineMarkerInfo {
 export interface SparseApi {
   /** N x N mask, row-major, 1 = may attend. seqLen in [1, 1024]. */
   patternMask(args: { pattern: SparsePatternInput; seqLen: number }): Uint8Array;
-  /** seqLen in [1, 2^24]; headDim/valueDim default 64, bytesPerScore (1..16) default 8. */
+  /** seqLen in [1, 2^24]; headDim/valueDim default 64, bytesPerScore (1..16) default 8. BigBird: ceil(seqLen / block) <= 2^18 block rows. */
   patternStats(args: { pattern: SparsePatternInput; seqLen: number; headDim?: number; valueDim?: number;
     bytesPerScore?: number }): PatternStatsInfo;
-  /** pixels in [1, min(seqLen, 2048)]; never materialises the N x N mask. */
+  /** pixels in [1, min(seqLen, 2048)]; never materialises the N x N mask. BigBird: ceil(seqLen / block) <= 2^18 block rows. */
   patternDensityImage(args: { pattern: SparsePatternInput; seqLen: number; pixels: number }): DensityImageInfo;
   /** Self-attention (qShape, kShape, vShape share B, H and N; N <= 4096; B H N^2 <= 2^22) under the pattern. */
   sparseAttention(args: { pattern: SparsePatternInput; q: Float32Array | number[]; qShape: Shape4;

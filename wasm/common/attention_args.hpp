@@ -14,8 +14,13 @@ struct Qkv {
     Tensor4<float> q, k, v;
 };
 
-// in.q / in.qShape, in.k / in.kShape, in.v / in.vShape.
-Qkv qkv_arg(const val& in);
+// B * Hq * L * S * (D + Dv), the multiply-adds of one exact attention pass, at most `limit`
+// (kMaxAttentionWork, or kMaxHeavyAttentionWork for calls doing about twice that); names the
+// shapes otherwise.
+void require_attention_work(const Shape4& q, const Shape4& k, const Shape4& v, std::size_t limit);
+
+// in.q / in.qShape, in.k / in.kShape, in.v / in.vShape, after require_attention_work.
+Qkv qkv_arg(const val& in, std::size_t work_limit = kMaxAttentionWork);
 
 // B * H * L * S bounds the work of every call (the size of sdpa's score matrix).
 void require_score_budget(const Qkv& t);

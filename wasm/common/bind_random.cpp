@@ -12,14 +12,19 @@
 namespace attn::wasm {
 namespace {
 
-val random_normal_js(const val& shape_holder, double seed, double stddev) {
+// Every parameter is a val: a typed parameter (double) would make Embind convert a BigInt or a
+// Symbol itself, throwing its own TypeError after it has taken a handle on the shape.
+val random_normal_js(const val& shape_holder, const val& seed_js, const val& stddev_js) {
     return guarded([&] {
         val args = val::object();
         args.set("shape", shape_holder);
+        args.set("seed", seed_js);
+        args.set("stddev", stddev_js);
         const Shape4 shape = shape_arg(args, "shape", kMaxTensorElements);
-        if (!(seed >= 0 && seed <= static_cast<double>(kMaxSeed)) || std::floor(seed) != seed) {
-            throw Error("seed: must be an integer in [0, " + std::to_string(kMaxSeed) + "]");
-        }
+        if (seed_js.isUndefined()) throw Error("seed: missing");
+        if (stddev_js.isUndefined()) throw Error("stddev: missing");
+        const std::size_t seed = integer_arg(args, "seed", 0, kMaxSeed, 0);
+        const double stddev = number_arg(args, "stddev", 0, 1e30, 1);
         const auto t = random_normal(shape, static_cast<std::uint64_t>(seed), stddev);
         const std::vector<float> values(t.data.begin(), t.data.end());
         return to_float32_array(values);

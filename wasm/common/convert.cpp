@@ -3,8 +3,50 @@
 #include <cmath>
 
 #include <emscripten/bind.h>
+#include <emscripten/em_macros.h>  // before em_js.h, which uses EMSCRIPTEN_KEEPALIVE
+#include <emscripten/em_js.h>
 
 #include "limits.hpp"
+
+// Array reads done in JavaScript, inside try/catch: a Proxy's trap, a getter or a BigInt entry
+// would otherwise throw an engine TypeError through the bindings. Each returns a status instead.
+
+// Length of a numeric typed array or an array; -1 for anything else, -2 if reading it threw.
+EM_JS(double, attn_js_array_length, (void* handle), {
+    try {
+        const v = Emval.toValue(handle);
+        if (Array.isArray(v)) return v.length;
+        if (ArrayBuffer.isView(v) && !(v instanceof DataView) && !(v instanceof BigInt64Array) &&
+            !(v instanceof BigUint64Array)) {
+            return v.length;
+        }
+        return -1;
+    } catch (e) {
+        return -2;
+    }
+});
+
+// Copies `count` entries into wasm memory at `dest` (Float64 when `is_double`, else Float32).
+// Returns -1 when done, the index of the first entry that is not a number, or -2 if reading threw.
+EM_JS(double, attn_js_copy_numbers, (void* handle, void* dest, double count, int is_double), {
+    try {
+        const v = Emval.toValue(handle);
+        const out = is_double ? HEAPF64.subarray(dest >> 3, (dest >> 3) + count)
+                              : HEAPF32.subarray(dest >> 2, (dest >> 2) + count);
+        if (!Array.isArray(v)) {
+            out.set(v.subarray(0, count));
+            return -1;
+        }
+        for (let i = 0; i < count; ++i) {
+            const x = v[i];
+            if (typeof x !== 'number') return i;
+            out[i] = x;
+        }
+        return -1;
+    } catch (e) {
+        return -2;
+    }
+});
 
 namespace attn::wasm {
 namespace {
@@ -26,7 +68,44 @@ double to_number(const val& v, const char* key) {
     return v.as<double>();
 }
 
+void copy_numbers_into(const val& v, const std::string& name, void* out, std::size_t count, bool is_double) {
+    const double status = attn_js_copy_numbers(v.as_handle(), out, static_cast<double>(count), is_double ? 1 : 0);
+    if (status == -2) throw Error(name + ": could not be read");
+    if (status >= 0) {
+        const std::size_t i = static_cast<std::size_t>(status);
+        throw Error(name + ": element " + std::to_string(i) + " is not a number (its type is " + val(v[i]).typeOf().as<std::string>() + ")");
+    }
+}
+
 }  // namespace
+
+std::size_t array_length_arg(const val& v, const std::string& name, std::size_t min_length, std::size_t max_length) {
+    const double length = attn_js_array_length(v.as_handle());
+    if (length == -2) throw Error(name + ": could not be read");
+    if (length < 0) throw Error(name + ": must be a Float32Array, Float64Array or array of numbers");
+    if (length < static_cast<double>(min_length) || length > static_cast<double>(max_length)) {
+        throw Error(name + ": has " + num(length) + " entries, expected " +
+                    (min_length == max_length ? std::to_string(min_length)
+                     : min_length == 0        ? "at most " + std::to_string(max_length)
+                                              : "between " + std::to_string(min_length) + " and " + std::to_string(max_length)));
+    }
+    return static_cast<std::size_t>(length);
+}
+
+void copy_numbers(const val& v, const std::string& name, float* out, std::size_t count) {
+    copy_numbers_into(v, name, out, count, false);
+}
+void copy_numbers(const val& v, const std::string& name, double* out, std::size_t count) {
+    copy_numbers_into(v, name, out, count, true);
+}
+
+std::size_t checked_product(std::size_t a, std::size_t b, std::size_t limit, const std::string& name) {
+    if (b != 0 && a > limit / b) {
+        throw Error(name + ": " + num(static_cast<double>(a) * static_cast<double>(b)) +
+                    " exceeds the in-browser limit of " + std::to_string(limit));
+    }
+    return a * b;
+}
 
 std::size_t integer_arg(const val& obj, const char* key, std::size_t lo, std::size_t hi, std::size_t fallback) {
     const val v = property(obj, key);
@@ -84,15 +163,14 @@ Shape4 shape_arg(const val& obj, const char* key, std::size_t max_elements, cons
 Tensor4<float> tensor_arg(const val& obj, const char* data_key, const char* shape_key, std::size_t max_elements) {
     const Shape4 shape = shape_arg(obj, shape_key, max_elements);
     const val data = property(obj, data_key);
-    if (!data.instanceof(val::global("Float32Array")) && !data.isArray()) {
-        throw Error(std::string(data_key) + ": must be a Float32Array or an array of numbers");
-    }
-    const auto length = data["length"].as<std::size_t>();
+    const std::size_t length = array_length_arg(data, data_key, 0, SIZE_MAX);
     if (length != shape.numel()) {
         throw Error(std::string(data_key) + ": has " + std::to_string(length) + " elements but " + shape_key + " " +
                     shape.str() + " needs " + std::to_string(shape.numel()));
     }
-    return Tensor4<float>(shape, emscripten::convertJSArrayToNumberVector<float>(data), data_key);
+    std::vector<float> values(length);
+    copy_numbers(data, data_key, values.data(), length);
+    return Tensor4<float>(shape, std::move(values), data_key);
 }
 
 AttentionOptions attention_options_arg(const val& obj) {
@@ -115,16 +193,22 @@ AttentionOptions attention_options_arg(const val& obj) {
         const Shape4 shape = shape_arg(mask, "shape", kMaxTensorElements, "mask.shape");
         const std::string kind = mask["kind"].isString() ? mask["kind"].as<std::string>() : "";
         const val data = mask["data"];
-        if (!data.isArray() && !data.instanceof(val::global("Uint8Array")) &&
-            !data.instanceof(val::global("Float32Array"))) {
-            throw Error("mask.data: must be a Uint8Array, Float32Array or array of numbers");
-        }
+        if (kind != "boolean" && kind != "additive") throw Error("mask.kind: must be 'boolean' or 'additive'");
+        // The entry count is checked against the shape before anything is copied. Doubles, so that a tiny nonzero boolean entry (1e-50) is not rounded to 0 by float.
+        const std::vector<double> values = number_array_arg<double>(data, "mask.data", shape.numel(), shape.numel());
         if (kind == "boolean") {
-            o.mask = AttentionMask::boolean(shape, emscripten::convertJSArrayToNumberVector<std::uint8_t>(data));
-        } else if (kind == "additive") {
-            o.mask = AttentionMask::additive(shape, emscripten::convertJSArrayToNumberVector<float>(data));
+            // Nonzero means "may attend" (SDPA's convention): 0.5, 256 or Infinity allow a key,
+            // which a conversion through uint8_t would wrap or truncate to 0. NaN is neither.
+            std::vector<std::uint8_t> allowed(values.size());
+            for (std::size_t i = 0; i < values.size(); ++i) {
+                if (std::isnan(values[i])) {
+                    throw Error("mask.data: entry " + std::to_string(i) + " is NaN; a boolean mask takes 0 (masked) or nonzero (may attend)");
+                }
+                allowed[i] = values[i] != 0.0;
+            }
+            o.mask = AttentionMask::boolean(shape, std::move(allowed));
         } else {
-            throw Error("mask.kind: must be 'boolean' or 'additive'");
+            o.mask = AttentionMask::additive(shape, std::vector<float>(values.begin(), values.end()));
         }
     }
     return o;

@@ -24,6 +24,28 @@ bool bool_arg(const val& obj, const char* key, bool fallback);
 // Messages name the argument `name` (default: key).
 Shape4 shape_arg(const val& obj, const char* key, std::size_t max_elements, const char* name = nullptr);
 
+// The length of `v`, a typed array of numbers (Float32Array, Float64Array, Uint8Array, ...) or an
+// array, checked to lie in [min_length, max_length] before anything is copied. Anything else (a
+// BigInt64Array, a Proxy, an object with a length) is rejected naming `name`.
+std::size_t array_length_arg(const val& v, const std::string& name, std::size_t min_length, std::size_t max_length);
+// Copies the first `count` entries of `v` (already measured by array_length_arg) into `out`; an
+// entry that is not a number (BigInt, Symbol, string, object) is rejected naming `name` and its
+// index, so no engine TypeError escapes.
+void copy_numbers(const val& v, const std::string& name, float* out, std::size_t count);
+void copy_numbers(const val& v, const std::string& name, double* out, std::size_t count);
+
+// `v` as numbers, with between min_length and max_length entries: length first, then the copy.
+template <class T>
+std::vector<T> number_array_arg(const val& v, const std::string& name, std::size_t min_length, std::size_t max_length) {
+    std::vector<T> out(array_length_arg(v, name, min_length, max_length));
+    copy_numbers(v, name, out.data(), out.size());
+    return out;
+}
+
+// a * b, or throws naming `name` when the product would pass `limit` (size_t is 32 bits in
+// WebAssembly, so unchecked products of JS sizes wrap).
+std::size_t checked_product(std::size_t a, std::size_t b, std::size_t limit, const std::string& name);
+
 // obj[data_key] (a Float32Array or array of numbers) with obj[shape_key]'s element count.
 Tensor4<float> tensor_arg(const val& obj, const char* data_key, const char* shape_key, std::size_t max_elements);
 

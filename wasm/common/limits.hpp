@@ -7,6 +7,9 @@ namespace attn::wasm {
 
 inline constexpr std::size_t kMaxTensorElements = std::size_t{1} << 20;  // per Q, K, V or mask
 inline constexpr std::size_t kMaxScoreElements = std::size_t{1} << 22;   // B * H * L * S for sdpa
+inline constexpr std::size_t kMaxAttentionWork = std::size_t{1} << 27;   // B * H * L * S * (D + Dv) of a Q/K/V call
+inline constexpr std::size_t kMaxHeavyAttentionWork = std::size_t{1} << 26;  // the same for flashBackward and the
+                                                                           // approximate methods (each ~2x a pass)
 inline constexpr std::size_t kMaxTraceLength = 1024;                     // L and S for a traced run
 inline constexpr std::size_t kMaxTraceSteps = 4096;                      // Q blocks x K blocks
 inline constexpr std::size_t kMaxValueDim = 4096;                        // OnlineSoftmax value width
@@ -15,9 +18,11 @@ inline constexpr std::size_t kMaxSramElements = std::size_t{1} << 24;    // an S
 inline constexpr std::size_t kMaxCostSeqLen = std::size_t{1} << 24;      // L and S in cost queries (closed forms)
 inline constexpr std::size_t kMaxCostRowBlocks = std::size_t{1} << 20;   // query blocks a flash cost query walks
 inline constexpr std::size_t kMaxWorkBlocks = std::size_t{1} << 16;      // thread blocks gpuWorkPartition lays out
+inline constexpr std::size_t kMaxTilesPerBlock = 2147483647;             // K/V tiles of one of them (an Int32Array entry)
 inline constexpr std::size_t kMaxFa3Iterations = 64;                     // key blocks an FA3 timeline simulates
 inline constexpr std::size_t kMaxFp8SeqLen = 2048;                       // N of the in-browser FP8 experiment
 inline constexpr std::size_t kMaxFp8Work = std::size_t{1} << 23;         // its seqLen * evalRows * headDim
+inline constexpr std::size_t kMaxFp8Pairs = std::size_t{1} << 20;        // and its seqLen * evalRows
 inline constexpr std::size_t kMaxKvCount = std::size_t{1} << 16;          // layers, heads, dims of a KV-cache query
 inline constexpr std::size_t kMaxKvContextTokens = std::size_t{1} << 24;  // context of a KV-cache query
 inline constexpr std::size_t kMaxKvBatch = std::size_t{1} << 16;          // requests of a KV-cache query
@@ -38,5 +43,6 @@ inline constexpr std::size_t kMaxRingWork = std::size_t{1} << 25;        // seqL
 inline constexpr std::size_t kMaxInfluenceCells = std::size_t{1} << 22;  // layers x seqLen^2 of a receptive-field map
 inline constexpr std::size_t kMaxPagedBlocks = 4096;                     // physical blocks of an in-browser pool
 inline constexpr std::size_t kMaxSpeculativeRuns = 1000000;              // Monte-Carlo target runs per call
+inline constexpr std::size_t kMaxSpeculativeDraws = std::size_t{1} << 25;  // runs * (gamma + 1) acceptance draws
 
 }  // namespace attn::wasm

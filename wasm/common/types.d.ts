@@ -9,13 +9,24 @@ export type Shape4 = [number, number, number, number];
 export type Causal = 'none' | 'top_left' | 'bottom_right';
 
 export interface MaskInput {
-  /** boolean: nonzero = may attend. additive: added to the scaled scores (-Infinity blocks). */
+  /**
+   * boolean: nonzero = may attend (0.5, 256, Infinity and -Infinity all allow the key), 0 = masked,
+   * NaN is refused. additive: added to the scaled scores (-Infinity blocks).
+   */
   kind: 'boolean' | 'additive';
   /** Each dimension 1 (broadcast) or equal to [B, H, L, S]. */
   shape: Shape4;
   data: Uint8Array | Float32Array | number[];
 }
 
+/**
+ * Q, K and V: each at most 2^20 elements, and B * Hq * L * S * (D + Dv) (the multiply-adds of one
+ * exact pass) at most 2^27 (2^26 for flashBackward and the approximate methods, which do about
+ * twice that), so that any accepted call finishes within a second in a browser (the tiling
+ * figure's largest, N = 1024 and d = 64, is 2^27); every length is checked before an array is
+ * copied. Functions add
+ * their own caps (sdpa's B * H * L * S <= 2^22, the traced runs' L, S <= 1024), listed with them.
+ */
 export interface AttentionInput {
   q: Float32Array | number[];
   qShape: Shape4;
@@ -32,7 +43,7 @@ export interface AttentionInput {
 
 /** Bound into every module (wasm/common/bind_random.cpp). */
 export interface RandomApi {
-  /** Seeded N(0, stddev^2) values, identical in every browser. seed: integer in [0, 2^32 - 1]. */
+  /** Seeded N(0, stddev^2) values, identical in every browser. seed: integer in [0, 2^32 - 1]; stddev in (0, 1e30]; at most 2^20 values. */
   randomNormal(shape: Shape4, seed: number, stddev: number): Float32Array;
 }
 

@@ -118,7 +118,10 @@ export interface OnlineSoftmax {
   readonly m: number;
   readonly l: number;
   readonly valueDim: number;
-  /** Folds a tile; values is scores.length x valueDim. Returns exp(m_old - m_new). */
+  /**
+   * Folds a tile; values is scores.length x valueDim (at most 2^20 numbers, checked before either
+   * array is copied). Returns exp(m_old - m_new). A refused call leaves the state unchanged.
+   */
   update(scores: Float32Array | number[], values: Float32Array | number[]): number;
   /** Combines another state over a disjoint set of keys into this one. */
   merge(other: OnlineSoftmax): void;

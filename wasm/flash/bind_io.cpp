@@ -75,16 +75,12 @@ const char* backward_kind_name(FlashBackwardStepKind k) {
 
 // obj[key] as a tensor of `shape` (the output's shape for o and dO).
 Tensor4<float> tensor_of_shape(const val& in, const char* key, Shape4 shape) {
-    const val data = in[key];
-    if (!data.instanceof(val::global("Float32Array")) && !data.isArray()) {
-        throw Error(std::string(key) + ": must be a Float32Array or an array of numbers");
-    }
-    return Tensor4<float>(shape, emscripten::convertJSArrayToNumberVector<float>(data), key);
+    return Tensor4<float>(shape, number_array_arg<float>(in[key], key, shape.numel(), shape.numel()), key);
 }
 
 val flash_backward_js(const val& in) {
     return guarded([&] {
-        const Qkv t = qkv_arg(in);
+        const Qkv t = qkv_arg(in, kMaxHeavyAttentionWork);
         require_score_budget(t);
         FlashBackwardOptions o;
         static_cast<AttentionOptions&>(o) = attention_options_arg(in);
@@ -99,11 +95,8 @@ val flash_backward_js(const val& in) {
         const Shape4 out_shape{t.q.shape.batch, t.q.shape.heads, t.q.shape.seq, t.v.shape.dim};
         const Tensor4<float> o_t = tensor_of_shape(in, "o", out_shape);
         const Tensor4<float> d_o = tensor_of_shape(in, "dO", out_shape);
-        const val lse_js = in["lse"];
-        if (!lse_js.instanceof(val::global("Float32Array")) && !lse_js.isArray()) {
-            throw Error("lse: must be a Float32Array or an array of numbers");
-        }
-        const std::vector<float> lse = emscripten::convertJSArrayToNumberVector<float>(lse_js);
+        // Capped before the copy; its exact length (B * Hq * L) is the core's check.
+        const std::vector<float> lse = number_array_arg<float>(in["lse"], "lse", 0, kMaxTensorElements);
         const FlashBackwardResult<float> r = flash_backward(t.q, t.k, t.v, o_t, d_o, lse, o);
 
         val out = val::object();

@@ -3,7 +3,9 @@
 // Instances live in wasm memory: call .delete() when done, as with every Embind class.
 #include <emscripten/bind.h>
 
+#include <cmath>
 #include <limits>
+#include <string>
 
 #include "attn/attention/online_softmax.hpp"
 #include "convert.hpp"
@@ -16,32 +18,44 @@ class OnlineSoftmaxJs {
 public:
     explicit OnlineSoftmaxJs(std::size_t value_dim) : acc_(value_dim, 0.0f) {}
 
-    static OnlineSoftmaxJs* create(double value_dim) {
-        if (!(value_dim >= 1 && value_dim <= static_cast<double>(kMaxValueDim)) ||
-            static_cast<double>(static_cast<std::size_t>(value_dim)) != value_dim) {
-            // Constructors cannot return a JS exception through guarded(); throw it directly.
-            val::global("Error").new_(val("valueDim: must be an integer in [1, " + std::to_string(kMaxValueDim) + "]")).throw_();
+    static OnlineSoftmaxJs* create(const val& value_dim) {
+        // Constructors cannot return a JS exception through guarded(): the message is thrown
+        // directly, from static storage (a JS throw skips nothing here but this frame).
+        static std::string message;
+        try {
+            val holder = val::object();
+            holder.set("valueDim", value_dim);
+            if (value_dim.isUndefined()) throw Error("valueDim: missing");
+            return new OnlineSoftmaxJs(integer_arg(holder, "valueDim", 1, kMaxValueDim, 1));
+        } catch (const std::exception& e) {
+            message = e.what();
         }
-        return new OnlineSoftmaxJs(static_cast<std::size_t>(value_dim));
+        val::global("Error").new_(val(message)).throw_();
     }
 
     // Folds a tile: `scores` (n numbers, -Infinity for masked keys) and `values` (n x valueDim,
     // row-major). Returns the rescale factor applied to the previous state.
     val update(const val& scores_js, const val& values_js) {
         return guarded([&] {
-            const std::vector<float> scores = numbers(scores_js, "scores");
-            const std::vector<float> values = numbers(values_js, "values");
-            if (values.size() != scores.size() * acc_.size()) {
-                throw Error("values: expected scores.length * valueDim = " + std::to_string(scores.size() * acc_.size()) +
-                            " numbers, got " + std::to_string(values.size()));
+            // Both lengths are checked before anything is copied, in size arithmetic that cannot
+            // wrap (size_t is 32 bits in WebAssembly), and every entry before the state changes.
+            const std::size_t n = array_length_arg(scores_js, "scores", 0, kMaxTensorElements);
+            const std::size_t expected = checked_product(n, acc_.size(), kMaxTensorElements, "scores.length * valueDim");
+            const std::size_t got = array_length_arg(values_js, "values", 0, kMaxTensorElements);
+            if (got != expected) {
+                throw Error("values: expected scores.length * valueDim = " + std::to_string(expected) + " numbers, got " +
+                            std::to_string(got));
             }
+            std::vector<float> scores(n), values(expected);
+            copy_numbers(scores_js, "scores", scores.data(), n);
+            copy_numbers(values_js, "values", values.data(), expected);
             for (std::size_t j = 0; j < scores.size(); ++j) {
                 if (std::isnan(scores[j]) || scores[j] == std::numeric_limits<float>::infinity()) {
                     throw Error("scores: entry " + std::to_string(j) + " is NaN or +Infinity; use -Infinity for a masked key");
                 }
             }
-            for (std::size_t n = 0; n < values.size(); ++n) {
-                if (!std::isfinite(values[n])) throw Error("values: entry " + std::to_string(n) + " is not finite");
+            for (std::size_t i = 0; i < values.size(); ++i) {
+                if (!std::isfinite(values[i])) throw Error("values: entry " + std::to_string(i) + " is not finite");
             }
             return val(online_softmax::update(state_, acc_.data(), acc_.size(), scores.data(), scores.size(),
                                               values.data(), acc_.size()));
@@ -75,16 +89,6 @@ public:
     val acc() const { return to_float32_array(acc_); }
 
 private:
-    static std::vector<float> numbers(const val& v, const char* name) {
-        if (!v.instanceof(val::global("Float32Array")) && !v.isArray()) {
-            throw Error(std::string(name) + ": must be a Float32Array or an array of numbers");
-        }
-        if (v["length"].as<std::size_t>() > kMaxTensorElements) {
-            throw Error(std::string(name) + ": more than " + std::to_string(kMaxTensorElements) + " numbers");
-        }
-        return emscripten::convertJSArrayToNumberVector<float>(v);
-    }
-
     online_softmax::State<float> state_;
     std::vector<float> acc_;
 };

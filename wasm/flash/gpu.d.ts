@@ -187,7 +187,7 @@ export interface Fp8ExperimentInput {
   seqLen?: number;
   /** d, a power of two in [1, 256]; default 128. */
   headDim?: number;
-  /** First query rows compared, integer in [1, seqLen]; default min(seqLen, 64). seqLen * evalRows * headDim <= 2^23. */
+  /** First query rows compared, integer in [1, seqLen]; default min(seqLen, 64). seqLen * evalRows * headDim <= 2^23 and seqLen * evalRows <= 2^20. */
   evalRows?: number;
   /** Rows per quantisation block and per K/V tile, integer in [1, seqLen]; default min(seqLen, 64). */
   blockRows?: number;
@@ -209,7 +209,7 @@ export interface Fp8ExperimentRow {
 }
 
 export interface GpuApi {
-  /** FA1 or FA2 thread blocks of a launch on a GPU preset, their work, SM placement, waves and utilisation. At most 65536 blocks. */
+  /** FA1 or FA2 thread blocks of a launch on a GPU preset, their work, SM placement, waves and utilisation. At most 65536 blocks, and at most 2^31 - 1 K/V tiles per block (an FA1 block computes ceil(qLen / blockQ) x ceil(kvLen / blockK)). */
   gpuWorkPartition(input: WorkPartitionInput): WorkPartitionResult;
   /** The four FA3 schedules (sequential, intra overlap, ping-pong, both) on one SM of a preset, with speedups. */
   fa3Pipeline(input: Fa3PipelineInput): Fa3PipelineResult;

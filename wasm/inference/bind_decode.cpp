@@ -352,6 +352,11 @@ val simulate_speculative_js(const val& in) {
         const double alpha = required_number(in, "alpha", 0.0, 1.0);
         const std::size_t gamma = required_integer(in, "gamma", 0, 1024);
         const std::size_t runs = integer_arg(in, "runs", 1, kMaxSpeculativeRuns, 10000);
+        // Each run draws up to gamma + 1 acceptance tests (all of them when alpha is 1).
+        if (static_cast<double>(runs) * static_cast<double>(gamma + 1) > static_cast<double>(kMaxSpeculativeDraws)) {
+            throw Error("runs/gamma: runs * (gamma + 1) = " + std::to_string(static_cast<long long>(runs * double(gamma + 1))) +
+                        " draws exceed the in-browser limit of " + std::to_string(kMaxSpeculativeDraws));
+        }
         const std::size_t seed = integer_arg(in, "seed", 0, kMaxSeed, 0);
         const SpeculativeSimulation s = simulate_speculative(alpha, gamma, runs, seed);
         val out = val::object();

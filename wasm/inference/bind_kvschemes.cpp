@@ -145,21 +145,7 @@ RopeLayout layout_arg(const val& in) {
 std::vector<double> vector_arg(const val& in, const char* key, std::size_t max_len) {
     const val v = in[key];
     if (v.isUndefined()) throw Error(std::string(key) + ": missing");
-    if (!v.isArray() && !v.instanceof(val::global("Float32Array")) && !v.instanceof(val::global("Float64Array"))) {
-        throw Error(std::string(key) + ": must be an array of numbers or a Float32Array / Float64Array");
-    }
-    const std::size_t n = v["length"].as<std::size_t>();
-    if (n > max_len) {
-        throw Error(std::string(key) + ": length " + std::to_string(n) + " exceeds the in-browser limit of " +
-                    std::to_string(max_len));
-    }
-    std::vector<double> x(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        const val e = v[i];
-        if (!e.isNumber()) throw Error(std::string(key) + ": element " + std::to_string(i) + " is not a number");
-        x[i] = e.as<double>();
-    }
-    return x;
+    return number_array_arg<double>(v, key, 0, max_len);
 }
 
 val number_array(const std::vector<double>& x) {

@@ -173,7 +173,7 @@ export interface DecodeApi {
   speculativeDecoding(args: { alpha: number; gamma: number; costRatio?: number; maxGamma?: number }): {
     expectedTokens: number; walltimeImprovement: number; bestGamma: number;
   };
-  /** Monte-Carlo of the acceptance process: `runs` (1..1e6, default 1e4) target runs, seeded. histogram[k] = runs that produced k + 1 tokens. */
+  /** Monte-Carlo of the acceptance process: `runs` (1..1e6, default 1e4) target runs, seeded; runs x (gamma + 1) <= 2^25 draws. histogram[k] = runs that produced k + 1 tokens. */
   simulateSpeculativeDecoding(args: { alpha: number; gamma: number; runs?: number; seed?: number }): {
     meanTokens: number; stderrTokens: number; histogram: number[];
   };

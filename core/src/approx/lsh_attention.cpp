@@ -18,7 +18,7 @@ constexpr double kSelfPenalty = 1e5;
 
 void check_options(const LshOptions& o) {
     if (o.num_buckets != 1 && (o.num_buckets < 2 || o.num_buckets > 4096 || o.num_buckets % 2 != 0)) {
-        throw Error("num_buckets must be 1 or an even number in [2, 4096], got " + std::to_string(o.num_buckets));
+        throw Error("num_buckets: must be 1 or an even number in [2, 4096], got " + std::to_string(o.num_buckets));
     }
     detail::require_in_range("num_rounds", o.num_rounds, 1, 64);
     detail::require_in_range("chunk_length", o.chunk_length, 1, std::size_t{1} << 24);

@@ -22,7 +22,7 @@ AttentionProblem check_qkv(const Tensor4<double>& q, const Tensor4<double>& k, c
 
 void require_in_range(const char* name, std::uint64_t value, std::uint64_t lo, std::uint64_t hi) {
     if (value < lo || value > hi) {
-        throw Error(std::string(name) + " must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " +
+        throw Error(std::string(name) + ": must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " +
                     std::to_string(value));
     }
 }

@@ -14,8 +14,8 @@ RetrievalInputs retrieval_inputs(Shape4 s, std::size_t kv_len, std::size_t value
         throw Error("retrieval_inputs: every size must be >= 1, got q " + s.str() + ", kv_len " + std::to_string(kv_len) +
                     ", value_dim " + std::to_string(value_dim));
     }
-    if (!(noise >= 0 && noise <= 100)) throw Error("noise must be in [0, 100], got " + std::to_string(noise));
-    if (!(sharpness > 0 && sharpness <= 100)) throw Error("sharpness must be in (0, 100], got " + std::to_string(sharpness));
+    if (!(noise >= 0 && noise <= 100)) throw Error("noise: must be in [0, 100], got " + std::to_string(noise));
+    if (!(sharpness > 0 && sharpness <= 100)) throw Error("sharpness: must be in (0, 100], got " + std::to_string(sharpness));
     RetrievalInputs r{random_normal(s, splitmix64(seed ^ 0x0Aull)),
                       random_normal({s.batch, s.heads, kv_len, s.dim}, splitmix64(seed ^ 0x0Bull)),
                       random_normal({s.batch, s.heads, kv_len, value_dim}, splitmix64(seed ^ 0x0Cull)),

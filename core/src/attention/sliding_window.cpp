@@ -144,7 +144,7 @@ SlidingWindowResult<T> sliding_window_decode(const Tensor4<T>& q, const Tensor4<
 ReceptiveField sliding_window_receptive_field(std::size_t layers, std::size_t window) {
     if (layers < 1 || layers > (std::size_t{1} << 20)) throw Error("layers: must be in [1, 1048576], got " + str(layers));
     if (window < 1 || window > (std::size_t{1} << 30)) throw Error("window: must be in [1, 1073741824], got " + str(window));
-    return {layers, window, layers * (window - 1), layers * window};
+    return {layers, window, std::uint64_t{layers} * (window - 1), std::uint64_t{layers} * window};
 }
 
 std::vector<std::vector<std::uint8_t>> sliding_window_influence(std::size_t layers, std::size_t window,

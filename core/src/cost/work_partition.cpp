@@ -73,7 +73,8 @@ WorkPartition partition_work(const AttentionLaunch& launch, Partition partition,
     w.num_q_blocks = ceil_div(launch.q_len, launch.block_q);
     w.num_k_blocks = ceil_div(launch.kv_len, launch.block_k);
 
-    const std::size_t heads_total = launch.batch * launch.heads;  // <= 2^32, no overflow in size_t
+    // 64-bit: batch * heads reaches 2^32, which wraps a 32-bit size_t (WebAssembly) to 0.
+    const std::uint64_t heads_total = std::uint64_t{launch.batch} * launch.heads;
     const std::size_t per_head = partition == Partition::fa1 ? 1 : w.num_q_blocks;
     if (heads_total > kMaxThreadBlocks / per_head) {
         throw Error("launch: batch * heads" + std::string(partition == Partition::fa2 ? " * ceil(q_len / block_q)" : "") +
@@ -81,8 +82,8 @@ WorkPartition partition_work(const AttentionLaunch& launch, Partition partition,
     }
 
     // Tiles per query block are the same for every (batch, head).
-    std::vector<std::size_t> tiles_of_q_block(w.num_q_blocks);
-    std::size_t tiles_per_head = 0;
+    std::vector<std::uint64_t> tiles_of_q_block(w.num_q_blocks);
+    std::uint64_t tiles_per_head = 0;  // up to 2^24 x 2^24 tiles: 64-bit everywhere
     for (std::size_t i = 0; i < w.num_q_blocks; ++i) {
         tiles_of_q_block[i] = kv_tiles_for_q_block(launch, i);
         tiles_per_head += tiles_of_q_block[i];
@@ -90,7 +91,7 @@ WorkPartition partition_work(const AttentionLaunch& launch, Partition partition,
 
     // Launch order follows the kernels' grids: FA1 gridDim = (batch, heads); FA2 gridDim =
     // (query blocks, batch, heads), the query block varying fastest.
-    w.blocks.reserve(heads_total * per_head);
+    w.blocks.reserve(static_cast<std::size_t>(heads_total) * per_head);  // <= kMaxThreadBlocks
     for (std::size_t h = 0; h < launch.heads; ++h) {
         for (std::size_t b = 0; b < launch.batch; ++b) {
             if (partition == Partition::fa1) {

@@ -13,6 +13,7 @@
 // by up to k x W tokens" (with the window counted as [i - W, i]); sliding_window_receptive_field
 // returns both, and the influence map the figure draws is computed from the mask itself.
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -68,8 +69,9 @@ SlidingWindowResult<T> sliding_window_decode(const Tensor4<T>& q, const Tensor4<
 
 struct ReceptiveField {
     std::size_t layers, window;
-    std::size_t reach_tokens;        // L (W - 1): how far back the last layer's token sees
-    std::size_t paper_reach_tokens;  // L x W, the paper's wording (Mistral 7B, Sec. 2)
+    // 64-bit: up to 2^50, which a 32-bit size_t (WebAssembly) would wrap.
+    std::uint64_t reach_tokens;        // L (W - 1): how far back the last layer's token sees
+    std::uint64_t paper_reach_tokens;  // L x W, the paper's wording (Mistral 7B, Sec. 2)
 };
 
 // layers in [1, 2^20], window in [1, 2^30].

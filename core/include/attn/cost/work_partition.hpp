@@ -37,7 +37,8 @@ struct AttentionLaunch {
 struct ThreadBlock {
     std::size_t batch, head;
     std::size_t q_block_begin, q_block_end;  // the query blocks [begin, end) this block computes
-    std::size_t kv_tiles;                    // K/V tiles computed: tiles entirely masked are skipped
+    std::uint64_t kv_tiles;                  // K/V tiles computed (entirely masked tiles are skipped);
+                                             // FA1's up to 2^48, past a 32-bit size_t
     std::size_t sm;                          // SM the scheduler placed it on
     std::size_t wave;                        // launch index / (sm_count * blocks_per_sm)
     double start_tiles, end_tiles;           // time, in units of one K/V tile on one slot

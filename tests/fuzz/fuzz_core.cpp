@@ -1,0 +1,187 @@
+// libFuzzer target over the core's public functions (make fuzz; built by the `fuzz` preset with
+// clang, AddressSanitizer and UndefinedBehaviorSanitizer). The first byte picks a function, the
+// rest become its arguments: sizes, flags and raw floats (NaN, infinities and denormals included).
+// A call may throw attn::Error (the arguments were refused, which is the contract); anything else
+// - a sanitizer report, a crash, another exception - is a finding. Sizes are kept small so that
+// the fuzzer explores argument combinations rather than spending its time on big problems.
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "attn/approx/sparse_patterns.hpp"
+#include "attn/attention/flash_backward.hpp"
+#include "attn/attention/flash_forward.hpp"
+#include "attn/attention/online_softmax.hpp"
+#include "attn/attention/sdpa.hpp"
+#include "attn/attention/sliding_window.hpp"
+#include "attn/attention/speculative.hpp"
+#include "attn/cost/gpu_presets.hpp"
+#include "attn/cost/work_partition.hpp"
+#include "attn/error.hpp"
+#include "attn/random.hpp"
+
+namespace {
+
+// Reads the fuzzer's bytes as typed values; past the end everything reads as zero.
+class Bytes {
+public:
+    Bytes(const std::uint8_t* data, std::size_t size) : data_(data), size_(size) {}
+    std::uint8_t byte() { return pos_ < size_ ? data_[pos_++] : 0; }
+    std::size_t small(std::size_t max) { return byte() % (max + 1); }  // in [0, max]
+    std::size_t size_value() {  // mostly small, sometimes at or past a limit
+        const std::uint8_t tag = byte();
+        if (tag < 200) return tag % 20;
+        std::uint32_t v = 0;
+        for (int i = 0; i < 4; ++i) v = (v << 8) | byte();
+        return v;
+    }
+    float real() {
+        std::uint32_t bits = 0;
+        for (int i = 0; i < 4; ++i) bits = (bits << 8) | byte();
+        float f;
+        std::memcpy(&f, &bits, sizeof f);
+        return f;
+    }
+    std::vector<float> reals(std::size_t n) {
+        std::vector<float> v(n);
+        for (float& x : v) x = real();
+        return v;
+    }
+    attn::Shape4 shape(std::size_t max_dim) {
+        return {1 + small(2), 1 + small(2), 1 + small(max_dim), 1 + small(max_dim)};
+    }
+    attn::Causal causal() { return static_cast<attn::Causal>(small(2)); }
+
+private:
+    const std::uint8_t* data_;
+    std::size_t size_, pos_ = 0;
+};
+
+attn::Tensor4<float> tensor(Bytes& in, attn::Shape4 s) { return attn::Tensor4<float>(s, in.reals(s.numel())); }
+
+void attention(Bytes& in) {
+    const attn::Shape4 qs = in.shape(9);
+    attn::Shape4 ks = qs;
+    ks.heads = in.byte() % 2 ? 1 : qs.heads;
+    ks.seq = 1 + in.small(9);
+    attn::Shape4 vs = ks;
+    vs.dim = 1 + in.small(9);
+    const auto q = tensor(in, qs), k = tensor(in, ks), v = tensor(in, vs);
+    attn::AttentionOptions o;
+    o.causal = in.causal();
+    if (in.byte() % 4 == 0) o.scale = in.real();
+    if (in.byte() % 4 == 0) {
+        const attn::Shape4 ms{1, 1, qs.seq, ks.seq};
+        std::vector<std::uint8_t> allowed(ms.numel());
+        for (auto& a : allowed) a = in.byte() % 2;
+        o.mask = attn::AttentionMask::boolean(ms, allowed);
+    }
+    switch (in.small(2)) {
+        case 0: {
+            attn::SdpaOptions so;
+            static_cast<attn::AttentionOptions&>(so) = o;
+            so.return_probs = in.byte() % 2;
+            attn::sdpa(q, k, v, so);
+            break;
+        }
+        case 1: {
+            attn::FlashOptions fo;
+            static_cast<attn::AttentionOptions&>(fo) = o;
+            fo.block_q = in.size_value();
+            fo.block_k = in.size_value();
+            fo.trace = in.byte() % 2;
+            attn::flash_forward(q, k, v, fo);
+            break;
+        }
+        default: {
+            attn::FlashBackwardOptions bo;
+            static_cast<attn::AttentionOptions&>(bo) = o;
+            bo.block_q = 1 + in.small(8);
+            bo.block_k = 1 + in.small(8);
+            const attn::Shape4 os{qs.batch, qs.heads, qs.seq, vs.dim};
+            const auto out = tensor(in, os), d_out = tensor(in, os);
+            attn::flash_backward(q, k, v, out, d_out, in.reals(qs.batch * qs.heads * qs.seq), bo);
+        }
+    }
+}
+
+void online_softmax(Bytes& in) {
+    const std::size_t dim = 1 + in.small(8);
+    attn::online_softmax::State<float> a, b;
+    std::vector<float> acc_a(dim), acc_b(dim), out(dim);
+    for (int round = 0; round < 3; ++round) {
+        const std::size_t n = in.small(8);
+        const auto scores = in.reals(n), values = in.reals(n * dim);
+        // The core's contract: no NaN or +inf score, finite values (the bindings check these).
+        bool valid = true;
+        for (float s : scores) valid &= !std::isnan(s) && s != INFINITY;
+        for (float x : values) valid &= std::isfinite(x);
+        if (valid) attn::online_softmax::update(round % 2 ? b : a, round % 2 ? acc_b.data() : acc_a.data(), dim,
+                                                scores.data(), n, values.data(), dim);
+    }
+    attn::online_softmax::merge(a, acc_a.data(), b, acc_b.data(), dim);
+    attn::online_softmax::finalize(a, acc_a.data(), dim, out.data());
+}
+
+void work_partition(Bytes& in) {
+    attn::cost::AttentionLaunch l;
+    // batch x heads at most 2^16: the core's own limit (2^22 blocks) is accepted but
+    // takes over 10 s under the sanitizers (the first finding, see tests/fuzz/README.md); the
+    // browser caps blocks at 2^16, which this keeps.
+    l.batch = 1 + in.size_value() % 256;
+    l.heads = 1 + in.size_value() % 256;
+    l.q_len = in.size_value();
+    l.kv_len = in.size_value();
+    l.block_q = in.size_value();
+    l.block_k = in.size_value();
+    l.blocks_per_sm = in.size_value();
+    l.causal = in.causal();
+    const auto& presets = attn::cost::gpu_presets();
+    attn::cost::partition_work(l, in.byte() % 2 ? attn::cost::Partition::fa1 : attn::cost::Partition::fa2,
+                               presets[in.small(presets.size() - 1)]);
+}
+
+void sparse_pattern(Bytes& in) {
+    attn::approx::SparsePattern p;
+    p.kind = static_cast<attn::approx::PatternKind>(in.small(5));
+    p.stride = in.size_value();
+    p.summary = in.size_value();
+    p.one_sided_window = in.size_value();
+    p.dilation = in.size_value();
+    p.global = in.size_value();
+    p.block = in.size_value();
+    p.random_blocks = in.small(4);
+    p.seed = in.byte();
+    const std::size_t n = in.size_value() % 4096;
+    if (in.byte() % 2) attn::approx::pattern_stats(p, n);
+    else attn::approx::pattern_density_image(p, n, 1 + in.small(64));
+}
+
+void scalars(Bytes& in) {
+    attn::sliding_window_receptive_field(in.size_value(), in.size_value());
+    attn::sliding_window_influence(1 + in.small(8), in.size_value(), 1 + in.small(64), in.size_value());
+    const double alpha = in.real();
+    attn::speculative_expected_tokens(alpha, in.size_value());
+    attn::simulate_speculative(alpha, in.small(16), 1 + in.small(200), in.byte());
+    attn::random_normal(in.shape(8), in.byte(), in.real());
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    Bytes in(data, size);
+    try {
+        switch (in.small(4)) {
+            case 0: attention(in); break;
+            case 1: online_softmax(in); break;
+            case 2: work_partition(in); break;
+            case 3: sparse_pattern(in); break;
+            default: scalars(in); break;
+        }
+    } catch (const attn::Error&) {
+        // Refused arguments: the documented outcome.
+    }
+    return 0;
+}
