@@ -17,6 +17,7 @@ namespace {
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 constexpr std::size_t kDotLanes = 16;  // independent partial sums: two AVX2 vectors, one AVX-512
 constexpr std::size_t kPvCols = 32;    // accumulator columns held in registers while a block's rows pass
+constexpr std::size_t kRowsPerPass = 32;  // K/V rows scored and accumulated by every head of the group in turn
 
 float dot(const float* __restrict a, const float* __restrict b, std::size_t n) {
     float part[kDotLanes] = {};
@@ -53,11 +54,11 @@ void rescale_and_accumulate(float* __restrict acc, float alpha, const float* __r
 }
 
 // One worker's working set for one (sequence, KV head): the group's queries (times
-// scale * log2 e), one block's scores per query head, and each head's state.
+// scale * log2 e), the scores of kRowsPerPass rows per query head, and each head's state.
 struct Scratch {
     std::vector<float> q, scores, acc, m, l;
-    Scratch(std::size_t group, std::size_t d, std::size_t dv, std::size_t block_size)
-        : q(group * d), scores(group * block_size), acc(group * dv), m(group), l(group) {}
+    Scratch(std::size_t group, std::size_t d, std::size_t dv)
+        : q(group * d), scores(group * kRowsPerPass), acc(group * dv), m(group), l(group) {}
 };
 
 struct Problem {
@@ -82,34 +83,39 @@ bool run_task(const Tensor4<float>& q, const Tensor4<float>& key_pool, const Ten
     const std::size_t blocks = (seq.context_len + bs - 1) / bs;
     for (std::size_t lb = 0; lb < blocks; ++lb) {
         const std::size_t pb = seq.block_table[lb], t0 = lb * bs;
-        const std::size_t rows = std::min(bs, seq.context_len - t0);  // the last block may be partial
-        const float* k = key_pool.row(pb, kvh, 0);
-        const float* v = value_pool.row(pb, kvh, 0);
-        const std::uint8_t* allowed = seq.key_allowed.empty() ? nullptr : seq.key_allowed.data() + t0;
-        for (std::size_t g = 0; g < G; ++g) {
-            float* sc = w.scores.data() + g * bs;
-            float tile_max = kNegInf;
-            for (std::size_t j = 0; j < rows; ++j) {
-                if (allowed && !allowed[j]) {
-                    sc[j] = kNegInf;
-                    continue;
+        const std::size_t block_rows = std::min(bs, seq.context_len - t0);  // the last block may be partial
+        // A long block (a contiguous cache is a single one) is walked kRowsPerPass rows at a time, so
+        // the rows the group's heads share are still in L1 when the next head reads them.
+        for (std::size_t r0 = 0; r0 < block_rows; r0 += kRowsPerPass) {
+            const std::size_t rows = std::min(kRowsPerPass, block_rows - r0);
+            const float* k = key_pool.row(pb, kvh, r0);
+            const float* v = value_pool.row(pb, kvh, r0);
+            const std::uint8_t* allowed = seq.key_allowed.empty() ? nullptr : seq.key_allowed.data() + t0 + r0;
+            for (std::size_t g = 0; g < G; ++g) {
+                float* sc = w.scores.data() + g * kRowsPerPass;
+                float tile_max = kNegInf;
+                for (std::size_t j = 0; j < rows; ++j) {
+                    if (allowed && !allowed[j]) {
+                        sc[j] = kNegInf;
+                        continue;
+                    }
+                    sc[j] = dot(w.q.data() + g * D, k + j * D, D);
+                    finite = finite && std::isfinite(sc[j]);
+                    tile_max = std::max(tile_max, sc[j]);
                 }
-                sc[j] = dot(w.q.data() + g * D, k + j * D, D);
-                finite = finite && std::isfinite(sc[j]);
-                tile_max = std::max(tile_max, sc[j]);
+                const float m_new = std::max(w.m[g], tile_max);
+                if (m_new == kNegInf) continue;  // every key so far masked: the state stays empty
+                // exp2(-inf - m_new) = 0: nothing accumulated before, nothing to rescale.
+                const float alpha = fast_exp2(w.m[g] - m_new);
+                float sum = 0;
+                for (std::size_t j = 0; j < rows; ++j) {
+                    sc[j] = fast_exp2(sc[j] - m_new);
+                    sum += sc[j];
+                }
+                w.l[g] = w.l[g] * alpha + sum;
+                w.m[g] = m_new;
+                rescale_and_accumulate(w.acc.data() + g * Dv, alpha, sc, v, rows, Dv);
             }
-            const float m_new = std::max(w.m[g], tile_max);
-            if (m_new == kNegInf) continue;  // every key so far masked: the state stays empty
-            // exp2(-inf - m_new) = 0: nothing accumulated before, nothing to rescale.
-            const float alpha = fast_exp2(w.m[g] - m_new);
-            float sum = 0;
-            for (std::size_t j = 0; j < rows; ++j) {
-                sc[j] = fast_exp2(sc[j] - m_new);
-                sum += sc[j];
-            }
-            w.l[g] = w.l[g] * alpha + sum;
-            w.m[g] = m_new;
-            rescale_and_accumulate(w.acc.data() + g * Dv, alpha, sc, v, rows, Dv);
         }
     }
     for (std::size_t g = 0; g < G; ++g) {
@@ -152,7 +158,7 @@ FastPagedDecodeResult paged_decode_fast(const Tensor4<float>& q, const Tensor4<f
     std::vector<Scratch> scratch;
     const std::size_t workers = detail::worker_count(options.num_threads, tasks);
     scratch.reserve(workers);
-    for (std::size_t w = 0; w < workers; ++w) scratch.emplace_back(p.group, p.d, p.dv, p.block_size);
+    for (std::size_t w = 0; w < workers; ++w) scratch.emplace_back(p.group, p.d, p.dv);
 
     // The first sequence whose walk met a non-finite score or output (tasks.size() = none).
     std::atomic<std::size_t> bad_sequence{tasks};
