@@ -47,8 +47,8 @@ test('performer and linearAttention: linear cost, equal forms', () => {
   assert.equal(large.cost.flops, 2 * small.cost.flops);
   assert.equal(small.cost.scoreEntries, 0);
   const p = problem({ L: 20, S: 20 });
-  const rec = core.linearAttention({ ...p, causal: true });
-  const par = core.linearAttention({ ...p, causal: true, form: 'parallel' });
+  const rec = core.linearAttention({ ...p, causal: 'top_left' });
+  const par = core.linearAttention({ ...p, causal: 'bottom_right', form: 'parallel' });
   assert.ok(maxAbsDiff(rec.output, par.output) < 1e-6);
   assert.equal(par.cost.scoreEntries, 2 * 20 * 21 / 2);
 });
@@ -78,7 +78,7 @@ test('bad arguments throw named Errors and the module keeps working', () => {
   throwsThenRecovers(() => core.lshAttention({ ...problem({ S: 17 }) }), /needs as many keys as queries/);
   throwsThenRecovers(() => core.linformer({ ...problem(), projection: 'learned' }), /projection: must be 'random' or 'identity'/);
   throwsThenRecovers(() => core.performer({ ...problem(), numFeatures: 0 }), /numFeatures/);
-  throwsThenRecovers(() => core.linearAttention({ ...problem({ S: 12 }), causal: true }), /needs L == S/);
+  throwsThenRecovers(() => core.linearAttention({ ...problem({ S: 12 }), causal: 'top_left' }), /needs L == S/);
   throwsThenRecovers(() => core.synthesizer({ ...problem(), kind: 'mlp' }), /kind: must be 'dense' or 'random'/);
   throwsThenRecovers(() => core.routingAttention({ ...problem(), numClusters: 0 }), /numClusters/);
   throwsThenRecovers(() => core.retrievalInputs({ qShape: [1, 1, 4, 4], noise: -1 }), /noise/);

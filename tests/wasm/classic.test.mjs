@@ -158,12 +158,12 @@ test('multiHeadAttention: cross-attention with L_dec != L_enc, encoder padding, 
     }
   }
   throwsThenRecovers(() => core.multiHeadAttention({ mode: 'cross', x, xShape: [B, Ldec, d], encoder,
-    encoderShape: [B, Lenc, d], numHeads: H, headDim: dk, weightsSeed: 9, causal: true }), /cross-attention is never causal/);
+    encoderShape: [B, Lenc, d], numHeads: H, headDim: dk, weightsSeed: 9, causal: 'top_left' }), /cross-attention is never causal/);
 });
 
 test('multiHeadAttention: causal self-attention and its argument checks', () => {
   const x = core.randomNormal([1, 1, 4, 6], 3, 1);
-  const r = core.multiHeadAttention({ mode: 'self', x, xShape: [1, 4, 6], numHeads: 3, headDim: 2, weightsSeed: 1, causal: true });
+  const r = core.multiHeadAttention({ mode: 'self', x, xShape: [1, 4, 6], numHeads: 3, headDim: 2, weightsSeed: 1, causal: 'top_left' });
   for (let h = 0; h < 3; h++) for (let i = 0; i < 4; i++) {
     let sum = 0;
     for (let j = 0; j < 4; j++) {
@@ -179,4 +179,16 @@ test('multiHeadAttention: causal self-attention and its argument checks', () => 
   throwsThenRecovers(() => core.multiHeadAttention({ ...base, weightsSeed: undefined }), /weightsSeed: give either/);
   throwsThenRecovers(() => core.multiHeadAttention({ ...base, weightsSeed: undefined, wQ: [1], wK: [1], wV: [1], wO: [1] }), /w_q: must hold/);
   throwsThenRecovers(() => core.multiHeadAttention({ ...base, mode: 'cross' }), /encoder: missing/);
+});
+
+test('causal takes the same strings in every module; a boolean is refused with the shared message', () => {
+  const x = core.randomNormal([1, 1, 4, 6], 3, 1);
+  const self = { mode: 'self', x, xShape: [1, 4, 6], numHeads: 3, headDim: 2, weightsSeed: 1 };
+  const topLeft = core.multiHeadAttention({ ...self, causal: 'top_left' });
+  const bottomRight = core.multiHeadAttention({ ...self, causal: 'bottom_right' });
+  assert.deepEqual(topLeft.output, bottomRight.output);  // L = S: the two alignments are one mask
+  assert.notDeepEqual(core.multiHeadAttention({ ...self, causal: 'none' }).output, topLeft.output);
+  for (const causal of [true, false, 1, 'causal']) {
+    assert.throws(() => core.multiHeadAttention({ ...self, causal }), /^Error: causal: must be 'none', 'top_left' or 'bottom_right'/);
+  }
 });

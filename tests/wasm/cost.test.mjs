@@ -148,7 +148,7 @@ test('fa1BlockSizes and attentionHbmTraffic', () => {
   assert.equal(std.flops, 4 * 1000 * 1000 * 64);
   // FlashAttention, one tile: Algorithm 1's loads and stores (stats are fp32).
   const one = core.attentionHbmTraffic({ algorithm: 'flash', qLen: 5, kvLen: 7, headDim: 3, valueDim: 2,
-    elementBytes: 2, blockQ: 8, blockK: 8 });
+    elementBytes: 2, blockQ: 8, blockK: 8, loopOrder: 'fa1' });
   assert.equal(one.hbmBytesRead, 2 * (7 * 5 + 5 * 5) + 4 * 2 * 5);
   assert.equal(one.hbmBytesWritten, 2 * (5 * 2 + 5 * 2) + 4 * (2 * 5 + 2 * 5));
   assert.equal(one.tilesComputed, 1);
@@ -171,9 +171,25 @@ test('fa1BlockSizes and attentionHbmTraffic', () => {
   const fa2 = core.attentionHbmTraffic({ ...fa2Shape, loopOrder: 'fa2' });
   assert.equal(fa2.hbmBytesRead, trace.stats.hbmBytesRead);
   assert.equal(fa2.hbmBytesWritten, trace.stats.hbmBytesWritten);
-  assert.equal(fa2.flops, core.attentionHbmTraffic(fa2Shape).flops);
-  assert.ok(fa2.hbmBytes < core.attentionHbmTraffic(fa2Shape).hbmBytes);  // no round trips of O, l, m
-  assert.equal(core.attentionHbmTraffic({ ...fa2Shape, loopOrder: 'fa1' }).hbmBytes, core.attentionHbmTraffic(fa2Shape).hbmBytes);
+  const fa1 = core.attentionHbmTraffic({ ...fa2Shape, loopOrder: 'fa1' });
+  assert.equal(fa2.flops, fa1.flops);
+  assert.ok(fa2.hbmBytes < fa1.hbmBytes);  // no round trips of O, l, m
+  // The default order is FlashAttention-2's, as in flashForwardTrace; the backward pass is modelled
+  // in the original order only, which is its default.
+  assert.equal(core.attentionHbmTraffic(fa2Shape).hbmBytes, fa2.hbmBytes);
+  assert.equal(core.attentionHbmTraffic({ ...fa2Shape, pass: 'backward' }).hbmBytes,
+    core.attentionHbmTraffic({ ...fa2Shape, pass: 'backward', loopOrder: 'fa1' }).hbmBytes);
+  // Tiles count the whole launch, like the bytes and FLOPs and like the trace's stats.
+  const draw2 = core.randomNormal([1, 1, 1, 2 * 3 * (L + 2 * S) * d], 12, 1);
+  const [qn, kn] = [2 * 3 * L * d, 2 * 3 * S * d];
+  const launch = core.flashForwardTrace({
+    q: draw2.subarray(0, qn), qShape: [2, 3, L, d], k: draw2.subarray(qn, qn + kn), kShape: [2, 3, S, d],
+    v: draw2.subarray(qn + kn), vShape: [2, 3, S, d], blockQ: 8, blockK: 6, causal: 'bottom_right',
+  });
+  const whole = core.attentionHbmTraffic({ ...fa2Shape, batch: 2, heads: 3 });
+  assert.equal(whole.tilesComputed, launch.stats.tilesComputed);
+  assert.equal(whole.tilesSkipped, launch.stats.tilesSkipped);
+  assert.equal(whole.tilesComputed, 6 * fa2.tilesComputed);
   throwsThenRecovers(() => core.attentionHbmTraffic({ ...fa2Shape, loopOrder: 'fa3' }), /loopOrder: must be 'fa1'/);
   throwsThenRecovers(() => core.attentionHbmTraffic({ ...fa2Shape, loopOrder: 'fa2', pass: 'backward' }),
     /loopOrder: 'fa2' is modelled for algorithm 'flash' and pass 'forward' only/);
@@ -244,4 +260,14 @@ test('scoreMatrixFootprint: the N^2 table (FP16, 16 heads x 24 layers)', () => {
   throwsThenRecovers(() => core.scoreMatrixFootprint({ seqLen: 2 ** 25 }), /seqLen: must be an integer/);
   throwsThenRecovers(() => core.scoreMatrixFootprint({ seqLen: 8, layers: 2000 }), /layers: must be an integer in \[1, 1024\]/);
   throwsThenRecovers(() => core.scoreMatrixFootprint({ seqLen: 8, elementBytes: 5 }), /element_bytes: must be 1, 2, 4 or 8/);
+});
+
+test('counts beyond 2^53 are refused, naming the count, as in every module (never returned rounded)', () => {
+  // 2^24 tokens, 4,096 heads, 1,024 layers, 8 bytes: 2^48 x 8 x 2^12 x 2^10 = 2^73 bytes per model.
+  throwsThenRecovers(() => core.scoreMatrixFootprint({ seqLen: 2 ** 24, heads: 4096, layers: 1024, elementBytes: 8 }),
+    /perLayerBytes: .* exceeds 2\^53, the largest integer a JavaScript number holds exactly/);
+  // Up to 2^53 they are exact: 2^24 tokens, one head, 2 bytes = 2^49.
+  assert.equal(core.scoreMatrixFootprint({ seqLen: 2 ** 24 }).perHeadBytes, 2 ** 49);
+  throwsThenRecovers(() => core.attentionFlops({ batch: 4096, heads: 4096, qLen: 2 ** 24, headDim: 128 }),
+    /flops: .* exceeds 2\^53/);
 });

@@ -5,7 +5,7 @@
 // throws a JavaScript Error naming the bad argument and its allowed range; the module keeps
 // working afterwards. Inputs are the shared Q/K/V tensors (one K/V head per query head);
 // B * H * L * S is capped as for sdpa. Seeds are integers in [0, 2^32 - 1].
-import type { AttentionInput, Shape4 } from '../common/types';
+import type { AttentionInput, Causal, Shape4 } from '../common/types';
 
 /** Q, K and V as every attention function takes them (no scale, causal or mask here). */
 export type ApproxQkvInput = Pick<AttentionInput, 'q' | 'qShape' | 'k' | 'kShape' | 'v' | 'vShape'>;
@@ -58,7 +58,7 @@ export interface PerformerInput extends ApproxQkvInput {
 
 /** Linear Transformer (Katharopoulos et al. 2020), phi = elu + 1; error vs dense softmax (causal if causal). */
 export interface LinearAttentionInput extends ApproxQkvInput {
-  /** [false] key j visible to query i iff j <= i; needs L == S. */ causal?: boolean;
+  /** ['none'] 'top_left' or 'bottom_right': key j visible to query i iff j <= i; needs L == S. */ causal?: Causal;
   /** ['recurrent'] running state (linear), or 'parallel' (the N x N kernel matrix); same result. */ form?: 'recurrent' | 'parallel';
 }
 

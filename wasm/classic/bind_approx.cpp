@@ -125,7 +125,7 @@ val linear_attention_js(const val& in) {
     return guarded([&] {
         const DoubleQkv t = approx_qkv_arg(in);
         LinearAttentionOptions o;
-        o.causal = bool_arg(in, "causal", false);
+        o.causal = causal_arg(in) != Causal::none;  // self-attention: L = S, both alignments alike
         const val form = in["form"];
         const std::string f = form.isUndefined() ? "recurrent" : form.isString() ? form.as<std::string>() : "";
         if (f != "recurrent" && f != "parallel") throw Error("form: must be 'recurrent' or 'parallel'");

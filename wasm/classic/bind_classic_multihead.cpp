@@ -67,7 +67,7 @@ val multi_head_attention_js(const val& in) {
         const Tensor4<double> x = sequence_arg(in, "x", "xShape");
         const MultiHeadWeights w = weights_arg(in, x.shape.dim);
         MultiHeadOptions o;
-        o.causal = bool_arg(in, "causal", false);
+        o.causal = causal_arg(in) != Causal::none;  // self-attention: L = S, both alignments alike
         if (!in["scale"].isUndefined()) o.scale = number_arg(in, "scale", -1e6, 1e6, 0);
         if (!in["keyLengths"].isUndefined()) {
             const val lengths = in["keyLengths"];

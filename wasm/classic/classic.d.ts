@@ -3,6 +3,8 @@
 // function throws a JavaScript Error naming the bad argument and its allowed range; the module
 // keeps working afterwards. Matrices are row-major Float64Arrays with their [rows, cols] shape.
 
+import type { Causal } from '../common/types';
+
 /** Numbers in, as a plain array or a typed array. */
 export type Numbers = Float64Array | Float32Array | number[];
 
@@ -144,7 +146,7 @@ export interface PatternHeadInfo {
 
 /**
  * mode 'self': x is the sequence. mode 'cross': x is the decoder sequence (queries) and encoder the
- * encoder output (keys, values); cross-attention is never causal (causal: true throws) and keyLengths
+ * encoder output (keys, values); cross-attention is never causal (a causal value other than 'none' throws) and keyLengths
  * are the encoder's valid lengths. Weights: wQ, wK [numHeads, dModel, headDim], wV [numHeads, dModel,
  * valueDim], wO [numHeads valueDim, dModel], or weightsSeed for N(0, 1/fan_in) weights.
  */
@@ -166,8 +168,9 @@ export interface MultiHeadInput {
   wK?: Numbers;
   wV?: Numbers;
   wO?: Numbers;
-  /** Self-attention only: query i sees keys 0..i. */
-  causal?: boolean;
+  /** Self-attention only, the convention of every module (default 'none'): 'top_left' or
+   *  'bottom_right' let query i see keys 0..i (with L = S the two alignments are the same mask). */
+  causal?: Causal;
   /** One per batch entry, each in [1, L_kv]: keys at or beyond it are padding. */
   keyLengths?: number[];
   /** Default 1/sqrt(headDim). */

@@ -173,6 +173,16 @@ Tensor4<float> tensor_arg(const val& obj, const char* data_key, const char* shap
     return Tensor4<float>(shape, std::move(values), data_key);
 }
 
+Causal causal_arg(const val& obj) {
+    const val causal = property(obj, "causal");
+    if (causal.isUndefined()) return Causal::none;
+    const std::string c = causal.typeOf().as<std::string>() == "string" ? causal.as<std::string>() : "";
+    if (c == "none") return Causal::none;
+    if (c == "top_left") return Causal::top_left;
+    if (c == "bottom_right") return Causal::bottom_right;
+    throw Error("causal: must be 'none', 'top_left' or 'bottom_right'");
+}
+
 AttentionOptions attention_options_arg(const val& obj) {
     AttentionOptions o;
     if (!property(obj, "scale").isUndefined()) {
@@ -180,14 +190,7 @@ AttentionOptions attention_options_arg(const val& obj) {
         if (!std::isfinite(s)) throw Error("scale: must be a finite number, got " + num(s));
         o.scale = s;
     }
-    const val causal = obj["causal"];
-    if (!causal.isUndefined()) {
-        const std::string c = causal.typeOf().as<std::string>() == "string" ? causal.as<std::string>() : "";
-        if (c == "none") o.causal = Causal::none;
-        else if (c == "top_left") o.causal = Causal::top_left;
-        else if (c == "bottom_right") o.causal = Causal::bottom_right;
-        else throw Error("causal: must be 'none', 'top_left' or 'bottom_right'");
-    }
+    o.causal = causal_arg(obj);
     const val mask = obj["mask"];
     if (!mask.isUndefined()) {
         const Shape4 shape = shape_arg(mask, "shape", kMaxTensorElements, "mask.shape");

@@ -4,6 +4,7 @@
 #include <emscripten/val.h>
 #include <emscripten/wire.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,25 @@ std::size_t checked_product(std::size_t a, std::size_t b, std::size_t limit, con
 
 // obj[data_key] (a Float32Array or array of numbers) with obj[shape_key]'s element count.
 Tensor4<float> tensor_arg(const val& obj, const char* data_key, const char* shape_key, std::size_t max_elements);
+
+// A count or byte total returned to JavaScript, whose numbers hold integers exactly only up to 2^53:
+// a larger one is refused, naming it, rather than returned rounded (one behaviour in every module).
+inline constexpr double kMaxExactInteger = 9007199254740992.0;  // 2^53
+[[noreturn]] inline void refuse_inexact(const std::string& value, const char* name) {
+    throw Error(std::string(name) + ": " + value +
+                " exceeds 2^53, the largest integer a JavaScript number holds exactly; choose smaller sizes");
+}
+inline double exact_count(double x, const char* name) {
+    if (!(x <= kMaxExactInteger)) refuse_inexact(std::to_string(x), name);
+    return x;
+}
+inline double exact_count(std::uint64_t x, const char* name) {
+    if (x > (std::uint64_t{1} << 53)) refuse_inexact(std::to_string(x), name);
+    return static_cast<double>(x);
+}
+
+// obj.causal, the one convention of every module: 'none' (default), 'top_left' or 'bottom_right'.
+Causal causal_arg(const val& obj);
 
 // The shared attention options: scale, causal ('none' | 'top_left' | 'bottom_right'), mask.
 AttentionOptions attention_options_arg(const val& obj);

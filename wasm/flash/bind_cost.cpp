@@ -61,14 +61,6 @@ Algorithm algorithm_arg(const val& obj) {
     throw Error("algorithm: must be 'standard' or 'flash'");
 }
 
-Causal causal_arg(const val& obj) {
-    const std::string c = string_arg(obj, "causal", "none");
-    if (c == "none") return Causal::none;
-    if (c == "top_left") return Causal::top_left;
-    if (c == "bottom_right") return Causal::bottom_right;
-    throw Error("causal: must be 'none', 'top_left' or 'bottom_right'");
-}
-
 std::size_t required_integer(const val& obj, const char* key, std::size_t lo, std::size_t hi) {
     if (obj.isUndefined() || obj.isNull() || obj[key].isUndefined()) throw Error(std::string(key) + ": missing");
     return integer_arg(obj, key, lo, hi, lo);
@@ -267,12 +259,12 @@ val attention_flops_js(const val& in) {
         const AttentionShape s = shape_arg(in);
         const Pass pass = pass_arg(in);
         val o = val::object();
-        o.set("flops", attention_flops(s, pass));
-        o.set("attendedPairs", static_cast<double>(attended_pairs(s.q_len, s.kv_len, s.causal)));
+        o.set("flops", exact_count(attention_flops(s, pass), "flops"));
+        o.set("attendedPairs", exact_count(attended_pairs(s.q_len, s.kv_len, s.causal), "attendedPairs"));
         // The benchmark convention is defined for self-attention with d = dv only.
         if (s.q_len == s.kv_len && s.head_dim == s.value_dim) {
-            o.set("benchmarkFlops",
-                  benchmark_flops(s.batch, s.heads, s.q_len, s.head_dim, s.causal != Causal::none, pass));
+            o.set("benchmarkFlops", exact_count(benchmark_flops(s.batch, s.heads, s.q_len, s.head_dim,
+                                                                s.causal != Causal::none, pass), "benchmarkFlops"));
         } else {
             o.set("benchmarkFlops", val::null());
         }
@@ -300,9 +292,11 @@ val attention_hbm_traffic_js(const val& in) {
         const Algorithm algorithm = algorithm_arg(in);
         const Pass pass = pass_arg(in);
         const std::size_t eb = integer_arg(in, "elementBytes", 1, 8, 2);
-        // Flash only: 'fa1' (the original Algorithm 1, K/V blocks outer) or 'fa2' (FlashAttention-2's
-        // order, query blocks outer; its forward pass is the one the core counts).
-        const std::string order = string_arg(in, "loopOrder", "fa1");
+        // Flash only: 'fa2' (FlashAttention-2's order, query blocks outer: the default for the forward
+        // pass, as in flashForwardTrace) or 'fa1' (the original Algorithm 1, K/V blocks outer: the only
+        // order modelled for the backward pass, and its default there).
+        const std::string order =
+            string_arg(in, "loopOrder", algorithm == Algorithm::flash && pass == Pass::forward ? "fa2" : "fa1");
         if (order != "fa1" && order != "fa2") {
             throw Error("loopOrder: must be 'fa1' (key/value blocks outer) or 'fa2' (query blocks outer)");
         }
@@ -321,9 +315,12 @@ val attention_hbm_traffic_js(const val& in) {
         require_row_blocks(s, b);
         val o = traffic_to_js(order == "fa2" ? flash2_forward_io(s, eb, b) : flash_attention_io(s, pass, eb, b));
         o.set("flops", executed_flops(s, pass, algorithm, b));
+        // Whole-launch tiles (every batch entry and head), in the unit of the bytes and FLOPs above and
+        // of flashForwardTrace's stats.
         const TileCounts t = tile_counts(s.q_len, s.kv_len, s.causal, b);
-        o.set("tilesComputed", static_cast<double>(t.tiles_computed));
-        o.set("tilesSkipped", static_cast<double>(t.tiles_skipped));
+        const double heads = static_cast<double>(s.batch) * static_cast<double>(s.heads);
+        o.set("tilesComputed", exact_count(static_cast<double>(t.tiles_computed) * heads, "tilesComputed"));
+        o.set("tilesSkipped", exact_count(static_cast<double>(t.tiles_skipped) * heads, "tilesSkipped"));
         return o;
     });
 }
@@ -374,9 +371,9 @@ val score_matrix_footprint_js(const val& in) {
             required_integer(in, "seqLen", 1, kMaxCostSeqLen), integer_arg(in, "heads", 1, 4096, 1),
             integer_arg(in, "layers", 1, 1024, 1), integer_arg(in, "elementBytes", 1, 8, 2));
         val o = val::object();
-        o.set("perHeadBytes", f.per_head_bytes);
-        o.set("perLayerBytes", f.per_layer_bytes);
-        o.set("perModelBytes", f.per_model_bytes);
+        o.set("perHeadBytes", exact_count(f.per_head_bytes, "perHeadBytes"));
+        o.set("perLayerBytes", exact_count(f.per_layer_bytes, "perLayerBytes"));
+        o.set("perModelBytes", exact_count(f.per_model_bytes, "perModelBytes"));
         return o;
     });
 }

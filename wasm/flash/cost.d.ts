@@ -127,9 +127,10 @@ export interface HbmTrafficInput extends AttentionCostShape {
   blockQ?: number;
   /** Bc, flash only (required there). */
   blockK?: number;
-  /** Flash only: 'fa1' (default; FlashAttention's Algorithm 1, K/V blocks outer, the output block
-   *  read and written once per K/V block) or 'fa2' (FlashAttention-2's order, query blocks outer;
-   *  forward pass only). */
+  /** Flash only: 'fa2' (FlashAttention-2's order, query blocks outer; the forward pass's default, as
+   *  in flashForwardTrace) or 'fa1' (FlashAttention's Algorithm 1, K/V blocks outer, the output block
+   *  read and written once per K/V block; the only order modelled for the backward pass, and its
+   *  default there). */
   loopOrder?: 'fa1' | 'fa2';
 }
 
@@ -139,9 +140,10 @@ export interface HbmTrafficResult {
   hbmBytes: number;
   /** FLOPs the kernel executes (whole tiles for flash, dense matrices for standard). */
   flops: number;
-  /** Flash only. */
+  /** Flash only: tiles of the whole launch (every batch entry and head), the unit of the bytes and
+   *  FLOPs above and of flashForwardTrace's stats. */
   tilesComputed?: number;
-  /** Flash only: tiles skipped by the causal rule. */
+  /** Flash only: the whole launch's tiles skipped by the causal rule. */
   tilesSkipped?: number;
 }
 
@@ -224,6 +226,7 @@ export interface CostApi {
   /** 'memory' below the ridge point, 'compute' at or above it. */
   rooflineBound(input: { gpu: string; precision?: CostPrecision; flops: number; bytes: number }): RooflineBound;
   /** Attention FLOPs: the exact form and FlashAttention's benchmark convention. */
+  /** Throws when a count passes 2^53 (not exactly representable), as every count of every module. */
   attentionFlops(input: AttentionFlopsInput): AttentionFlopsResult;
   /** FA1 block sizes Bc = ceil(M / 4d), Br = min(Bc, d) for an SRAM of sramElements (M, in [1, 2^30]) elements. */
   fa1BlockSizes(input: { sramElements: number; headDim: number; valueDim?: number }): { blockQ: number; blockK: number };
@@ -234,5 +237,6 @@ export interface CostApi {
   /** The same prediction on every GPU preset, in gpuPresets() order. */
   predictAttentionPerGpu(input: PredictInput): PerGpuPrediction[];
   /** Bytes of the N × N score matrix per head, per layer (× heads) and per model (× layers). */
+  /** Throws when a total passes 2^53 (not exactly representable), as every count of every module. */
   scoreMatrixFootprint(input: ScoreFootprintInput): { perHeadBytes: number; perLayerBytes: number; perModelBytes: number };
 }

@@ -21,9 +21,6 @@ namespace {
 
 using namespace attn::kvcache;
 
-// Byte counts are returned as JS numbers, exact only up to 2^53.
-constexpr double kMaxExactInteger = 9007199254740992.0;
-
 std::string string_arg(const val& obj, const char* key, const char* fallback) {
     if (obj.isUndefined() || obj.isNull()) throw Error(std::string(key) + ": missing (no arguments object given)");
     const val v = obj[key];
@@ -38,13 +35,6 @@ std::string string_arg(const val& obj, const char* key, const char* fallback) {
 std::size_t required_integer(const val& obj, const char* key, std::size_t lo, std::size_t hi) {
     if (obj.isUndefined() || obj.isNull() || obj[key].isUndefined()) throw Error(std::string(key) + ": missing");
     return integer_arg(obj, key, lo, hi, lo);
-}
-
-val exact_number(std::uint64_t x, const char* name) {
-    if (static_cast<double>(x) > kMaxExactInteger) {
-        throw Error(std::string(name) + ": " + std::to_string(x) + " exceeds 2^53, which JavaScript numbers cannot hold exactly");
-    }
-    return val(static_cast<double>(x));
 }
 
 // {model} for a preset, otherwise {scheme, layers, qHeads, kvHeads (gqa), headDim, latentDim and
@@ -99,13 +89,13 @@ val kv_bytes_to_js(const KvBytes& r) {
         terms.call<void>("push", term);
     }
     o.set("terms", terms);
-    o.set("elementsPerTokenPerLayer", exact_number(r.elements_per_token_per_layer, "elementsPerTokenPerLayer"));
-    o.set("bytesPerToken", exact_number(r.bytes_per_token, "bytesPerToken"));
+    o.set("elementsPerTokenPerLayer", exact_count(r.elements_per_token_per_layer, "elementsPerTokenPerLayer"));
+    o.set("bytesPerToken", exact_count(r.bytes_per_token, "bytesPerToken"));
     o.set("contextTokens", val(static_cast<double>(r.context_tokens)));
     o.set("cachedTokens", val(static_cast<double>(r.cached_tokens)));
     o.set("batch", val(static_cast<double>(r.batch)));
-    o.set("bytesPerRequest", exact_number(r.bytes_per_request, "bytesPerRequest"));
-    o.set("totalBytes", exact_number(r.total_bytes, "totalBytes"));
+    o.set("bytesPerRequest", exact_count(r.bytes_per_request, "bytesPerRequest"));
+    o.set("totalBytes", exact_count(r.total_bytes, "totalBytes"));
     return o;
 }
 
