@@ -38,7 +38,7 @@ test('bad arguments name themselves, and the module keeps answering', () => {
     [{ ...BASE, qLen: undefined }, /qLen: missing/],
     [{ ...BASE, blockQ: 0 }, /blockQ/],
     [{ ...BASE, headDim: 2000 }, /headDim/],
-    [{ ...BASE, causal: true }, /causal: must be a string/],
+    [{ ...BASE, causal: true }, /causal: must be 'none', 'top_left' or 'bottom_right'/],
     [{ ...BASE, causal: 'upper' }, /causal: must be 'none'/],
     [{ ...BASE, precision: 'fp8' }, /fp8/],
     [{ ...BASE, dropout: 'yes' }, /dropout/],

@@ -86,14 +86,8 @@ std::vector<std::size_t> integers_arg(const val& obj, const char* key, std::size
     return out;
 }
 
-std::string string_arg(const val& obj, const char* key) {
-    const val v = obj[key];
-    if (!v.isString()) throw Error(std::string(key) + ": must be a string");
-    return v.as<std::string>();
-}
-
 ScoreKind score_kind_arg(const val& in) {
-    const std::string k = string_arg(in, "kind");
+    const std::string k = string_arg(in, "kind", nullptr);
     if (k == "additive") return ScoreKind::additive;
     if (k == "dot") return ScoreKind::dot;
     if (k == "general") return ScoreKind::general;
@@ -226,7 +220,7 @@ val positional_encoding_js(const val& in) {
 }
 
 std::vector<std::size_t> pattern_targets_arg(const val& in) {
-    const std::string pattern = string_arg(in, "pattern");
+    const std::string pattern = string_arg(in, "pattern", nullptr);
     const std::size_t max_index = 1023;
     if (pattern == "head_word") return head_word_targets(integers_arg(in, "heads", 0, max_index, 1024));
     const std::size_t n = integer_arg(in, "numTokens", 2, 1024, 0);
@@ -258,7 +252,7 @@ val pattern_head_js(const val& in) {
         const std::vector<std::size_t> targets = pattern_targets_arg(in);
         PatternHeadOptions o;
         if (!in["features"].isUndefined()) {
-            const std::string f = string_arg(in, "features");
+            const std::string f = string_arg(in, "features", nullptr);
             if (f == "one_hot") o.features = PatternFeatures::one_hot;
             else if (f == "sinusoidal") o.features = PatternFeatures::sinusoidal;
             else throw Error("features: must be 'one_hot' or 'sinusoidal'");

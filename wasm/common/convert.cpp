@@ -173,6 +173,21 @@ Tensor4<float> tensor_arg(const val& obj, const char* data_key, const char* shap
     return Tensor4<float>(shape, std::move(values), data_key);
 }
 
+std::string string_arg(const val& obj, const char* key, const char* fallback) {
+    const val v = property(obj, key);
+    if (v.isUndefined()) {
+        if (fallback == nullptr) throw Error(std::string(key) + ": missing");
+        return fallback;
+    }
+    if (!v.isString()) throw Error(std::string(key) + ": must be a string");
+    return v.as<std::string>();
+}
+
+std::size_t required_integer(const val& obj, const char* key, std::size_t lo, std::size_t hi) {
+    if (property(obj, key).isUndefined()) throw Error(std::string(key) + ": missing");
+    return integer_arg(obj, key, lo, hi, lo);
+}
+
 Causal causal_arg(const val& obj) {
     const val causal = property(obj, "causal");
     if (causal.isUndefined()) return Causal::none;

@@ -20,6 +20,10 @@ std::size_t integer_arg(const val& obj, const char* key, std::size_t lo, std::si
 // obj[key] as a finite number in [lo, hi]; `fallback` when absent.
 double number_arg(const val& obj, const char* key, double lo, double hi, double fallback);
 bool bool_arg(const val& obj, const char* key, bool fallback);
+// obj[key] as a string; `fallback` when it is absent, or an error naming it when fallback is null.
+std::string string_arg(const val& obj, const char* key, const char* fallback);
+// obj[key], which must be present, as an integer in [lo, hi].
+std::size_t required_integer(const val& obj, const char* key, std::size_t lo, std::size_t hi);
 
 // obj[key] as [batch, heads, seq, dim], each an integer >= 1, with at most `max_elements` elements.
 // Messages name the argument `name` (default: key).

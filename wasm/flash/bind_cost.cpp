@@ -12,6 +12,7 @@
 #include "attn/cost/roofline.hpp"
 #include "attn/models/model_presets.hpp"
 #include "convert.hpp"
+#include "cost_args.hpp"
 #include "limits.hpp"
 
 namespace attn::wasm {
@@ -20,17 +21,6 @@ namespace {
 using namespace attn::cost;
 
 // ---- arguments -------------------------------------------------------------------------------
-
-std::string string_arg(const val& obj, const char* key, const char* fallback) {
-    if (obj.isUndefined() || obj.isNull()) throw Error(std::string(key) + ": missing (no arguments object given)");
-    const val v = obj[key];
-    if (v.isUndefined()) {
-        if (fallback == nullptr) throw Error(std::string(key) + ": missing");
-        return fallback;
-    }
-    if (!v.isString()) throw Error(std::string(key) + ": must be a string");
-    return v.as<std::string>();
-}
 
 std::string string_value(const val& v, const char* name) {
     if (!v.isString()) throw Error(std::string(name) + ": must be a string");
@@ -59,24 +49,6 @@ Algorithm algorithm_arg(const val& obj) {
     if (a == "standard") return Algorithm::standard;
     if (a == "flash") return Algorithm::flash;
     throw Error("algorithm: must be 'standard' or 'flash'");
-}
-
-std::size_t required_integer(const val& obj, const char* key, std::size_t lo, std::size_t hi) {
-    if (obj.isUndefined() || obj.isNull() || obj[key].isUndefined()) throw Error(std::string(key) + ": missing");
-    return integer_arg(obj, key, lo, hi, lo);
-}
-
-// {batch, heads, qLen, kvLen, headDim, valueDim, causal}; kvLen defaults to qLen, valueDim to headDim.
-AttentionShape shape_arg(const val& in) {
-    AttentionShape s;
-    s.batch = integer_arg(in, "batch", 1, 65536, 1);
-    s.heads = integer_arg(in, "heads", 1, 4096, 1);
-    s.q_len = required_integer(in, "qLen", 1, kMaxCostSeqLen);
-    s.kv_len = integer_arg(in, "kvLen", 1, kMaxCostSeqLen, s.q_len);
-    s.head_dim = required_integer(in, "headDim", 1, 1024);
-    s.value_dim = integer_arg(in, "valueDim", 1, 1024, s.head_dim);
-    s.causal = causal_arg(in);
-    return s;
 }
 
 // The flash cost walks the query blocks once; keep that walk within a frame.
@@ -256,7 +228,7 @@ val roofline_bound_js(const val& in) {
 // shape + {pass}
 val attention_flops_js(const val& in) {
     return guarded([&] {
-        const AttentionShape s = shape_arg(in);
+        const AttentionShape s = cost_shape_arg(in);
         const Pass pass = pass_arg(in);
         val o = val::object();
         o.set("flops", exact_count(attention_flops(s, pass), "flops"));
@@ -288,7 +260,7 @@ val fa1_block_sizes_js(const val& in) {
 // shape + {algorithm, pass, elementBytes, blockQ, blockK, loopOrder}
 val attention_hbm_traffic_js(const val& in) {
     return guarded([&] {
-        const AttentionShape s = shape_arg(in);
+        const AttentionShape s = cost_shape_arg(in);
         const Algorithm algorithm = algorithm_arg(in);
         const Pass pass = pass_arg(in);
         const std::size_t eb = integer_arg(in, "elementBytes", 1, 8, 2);
@@ -328,7 +300,7 @@ val attention_hbm_traffic_js(const val& in) {
 // shape + {algorithm, pass, gpu, precision}
 val predict_attention_js(const val& in) {
     return guarded([&] {
-        const AttentionShape s = shape_arg(in);
+        const AttentionShape s = cost_shape_arg(in);
         const Algorithm algorithm = algorithm_arg(in);
         const Pass pass = pass_arg(in);
         const GpuPreset& g = gpu_preset(string_arg(in, "gpu", nullptr));
@@ -342,7 +314,7 @@ val predict_attention_js(const val& in) {
 // precision gets prediction null and the error's message.
 val predict_attention_per_gpu_js(const val& in) {
     return guarded([&] {
-        const AttentionShape s = shape_arg(in);
+        const AttentionShape s = cost_shape_arg(in);
         const Algorithm algorithm = algorithm_arg(in);
         const Pass pass = pass_arg(in);
         const Precision p = precision_arg(in);

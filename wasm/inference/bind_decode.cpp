@@ -22,29 +22,9 @@ namespace {
 
 // ---- arguments -------------------------------------------------------------------------------
 
-std::size_t required_integer(const val& obj, const char* key, std::size_t lo, std::size_t hi) {
-    if (obj.isUndefined() || obj.isNull() || obj[key].isUndefined()) throw Error(std::string(key) + ": missing");
-    return integer_arg(obj, key, lo, hi, lo);
-}
-
 double required_number(const val& obj, const char* key, double lo, double hi) {
     if (obj.isUndefined() || obj.isNull() || obj[key].isUndefined()) throw Error(std::string(key) + ": missing");
     return number_arg(obj, key, lo, hi, lo);
-}
-
-std::string string_arg(const val& obj, const char* key, const char* fallback) {
-    const val v = obj[key];
-    if (v.isUndefined()) return fallback;
-    if (!v.isString()) throw Error(std::string(key) + ": must be a string");
-    return v.as<std::string>();
-}
-
-Causal causal_arg(const val& obj) {
-    const std::string c = string_arg(obj, "causal", "none");
-    if (c == "none") return Causal::none;
-    if (c == "top_left") return Causal::top_left;
-    if (c == "bottom_right") return Causal::bottom_right;
-    throw Error("causal: must be 'none', 'top_left' or 'bottom_right'");
 }
 
 // obj[key] as an array of integers in [lo, hi] with at most max_count entries.

@@ -21,22 +21,6 @@ namespace {
 
 using namespace attn::kvcache;
 
-std::string string_arg(const val& obj, const char* key, const char* fallback) {
-    if (obj.isUndefined() || obj.isNull()) throw Error(std::string(key) + ": missing (no arguments object given)");
-    const val v = obj[key];
-    if (v.isUndefined()) {
-        if (fallback == nullptr) throw Error(std::string(key) + ": missing");
-        return fallback;
-    }
-    if (!v.isString()) throw Error(std::string(key) + ": must be a string");
-    return v.as<std::string>();
-}
-
-std::size_t required_integer(const val& obj, const char* key, std::size_t lo, std::size_t hi) {
-    if (obj.isUndefined() || obj.isNull() || obj[key].isUndefined()) throw Error(std::string(key) + ": missing");
-    return integer_arg(obj, key, lo, hi, lo);
-}
-
 // {model} for a preset, otherwise {scheme, layers, qHeads, kvHeads (gqa), headDim, latentDim and
 // ropeDim (mla), slidingWindow}.
 KvConfig kv_config_arg(const val& in) {
