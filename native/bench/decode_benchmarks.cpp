@@ -16,6 +16,7 @@
 #include "attn/models/model_presets.hpp"
 #include "attn/random.hpp"
 #include "bench_support.hpp"
+#include "summary.hpp"
 
 namespace attn::bench {
 namespace {
@@ -155,19 +156,6 @@ void stream_benchmark(benchmark::State& state, const DecodeShape& s, std::size_t
     set_counters(state, s, context, 0);
 }
 
-double counter(const MeasuredRun* r, const char* name) {
-    if (!r) return NAN;
-    const auto it = r->counters.find(name);
-    return it == r->counters.end() ? NAN : it->second;
-}
-
-std::string num(double x) {
-    if (!std::isfinite(x)) return "null";
-    std::ostringstream o;
-    o << std::setprecision(6) << x;
-    return o.str();
-}
-
 }  // namespace
 
 std::vector<DecodeShape> decode_shapes() {
@@ -222,9 +210,9 @@ std::string report_decode_ratios(const std::vector<MeasuredRun>& runs, std::ostr
         out << "    " << s.model << " (Hq=" << s.q_heads << ", Hkv=" << s.kv_heads << ", d=" << s.head_dim << ")\n";
         for (std::size_t n : kDecodeContexts) {
             const double d = static_cast<double>(s.head_dim), ctx = static_cast<double>(n);
-            const double paged = counter(find_run(runs, "cpu/decode_paged/" + s.model, ctx, d, 0), "bytes/s");
-            const double contiguous = counter(find_run(runs, "cpu/decode_contiguous/" + s.model, ctx, d, 0), "bytes/s");
-            const double stream = counter(find_run(runs, "cpu/stream_read/" + s.model, ctx, d, 0), "bytes/s");
+            const double paged = run_counter(find_run(runs, "cpu/decode_paged/" + s.model, ctx, d, 0), "bytes/s");
+            const double contiguous = run_counter(find_run(runs, "cpu/decode_contiguous/" + s.model, ctx, d, 0), "bytes/s");
+            const double stream = run_counter(find_run(runs, "cpu/stream_read/" + s.model, ctx, d, 0), "bytes/s");
             out << "      context " << std::setw(6) << n << std::fixed << std::setprecision(1) << ": paged "
                 << paged / 1e9 << " GB/s, contiguous " << contiguous / 1e9 << " GB/s, stream " << stream / 1e9
                 << " GB/s -> paged = " << std::setprecision(0) << 100 * paged / stream << "% of stream, "
@@ -232,10 +220,10 @@ std::string report_decode_ratios(const std::vector<MeasuredRun>& runs, std::ostr
                 << std::defaultfloat << std::setprecision(6);
             json << (first ? "" : ",") << "{\"model\":\"" << s.model << "\",\"q_heads\":" << s.q_heads
                  << ",\"kv_heads\":" << s.kv_heads << ",\"d\":" << s.head_dim << ",\"context\":" << n
-                 << ",\"kv_bytes\":" << static_cast<std::uint64_t>(kv_bytes(s, n)) << ",\"paged_bytes_per_s\":" << num(paged)
-                 << ",\"contiguous_bytes_per_s\":" << num(contiguous) << ",\"stream_bytes_per_s\":" << num(stream)
-                 << ",\"paged_percent_of_stream\":" << num(100 * paged / stream)
-                 << ",\"paged_percent_of_contiguous\":" << num(100 * paged / contiguous) << "}";
+                 << ",\"kv_bytes\":" << static_cast<std::uint64_t>(kv_bytes(s, n)) << ",\"paged_bytes_per_s\":" << json_number(paged)
+                 << ",\"contiguous_bytes_per_s\":" << json_number(contiguous) << ",\"stream_bytes_per_s\":" << json_number(stream)
+                 << ",\"paged_percent_of_stream\":" << json_number(100 * paged / stream)
+                 << ",\"paged_percent_of_contiguous\":" << json_number(100 * paged / contiguous) << "}";
             first = false;
         }
     }

@@ -1,5 +1,7 @@
 #include "run_collector.hpp"
 
+#include <cmath>
+
 namespace attn::bench {
 
 void RunCollector::ReportRuns(const std::vector<Run>& runs) {
@@ -13,6 +15,12 @@ void RunCollector::ReportRuns(const std::vector<Run>& runs) {
         for (const auto& [name, counter] : run.counters) m.counters[name] = counter.value;
         runs_.push_back(std::move(m));
     }
+}
+
+double run_counter(const MeasuredRun* r, const char* name) {
+    if (!r) return NAN;
+    const auto it = r->counters.find(name);
+    return it == r->counters.end() ? NAN : it->second;
 }
 
 const MeasuredRun* find_run(const std::vector<MeasuredRun>& runs, const std::string& family, double n, double d,

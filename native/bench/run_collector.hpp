@@ -31,6 +31,9 @@ private:
     std::vector<MeasuredRun> runs_;
 };
 
+// Counter `name` of run `r`; NaN when the run or the counter is absent.
+double run_counter(const MeasuredRun* r, const char* name);
+
 // The run of `family` whose counters N, d and causal equal the arguments; null when absent.
 const MeasuredRun* find_run(const std::vector<MeasuredRun>& runs, const std::string& family, double n, double d,
                             double causal);

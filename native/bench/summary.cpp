@@ -14,13 +14,6 @@
 namespace attn::bench {
 namespace {
 
-std::string num(double x) {
-    if (!std::isfinite(x)) return "null";
-    std::ostringstream s;
-    s << std::setprecision(6) << x;
-    return s.str();
-}
-
 std::string quoted(std::string_view s) {
     std::string r = "\"";
     for (char c : s) {
@@ -30,13 +23,14 @@ std::string quoted(std::string_view s) {
     return r + "\"";
 }
 
-double counter(const MeasuredRun* r, const char* name) {
-    if (!r) return NAN;
-    const auto it = r->counters.find(name);
-    return it == r->counters.end() ? NAN : it->second;
-}
-
 }  // namespace
+
+std::string json_number(double x) {
+    if (!std::isfinite(x)) return "null";
+    std::ostringstream s;
+    s << std::setprecision(6) << x;
+    return s.str();
+}
 
 std::string report_ratios(const std::vector<MeasuredRun>& runs, std::ostream& out) {
     std::ostringstream json;
@@ -56,8 +50,8 @@ std::string report_ratios(const std::vector<MeasuredRun>& runs, std::ostream& ou
                 const double ratio = f && s ? s->seconds_per_iteration / f->seconds_per_iteration : NAN;
                 out << "  N=" << n << ": " << std::setprecision(2) << ratio << "x";
                 json << (first ? "" : ",") << "{\"N\":" << n << ",\"d\":" << d << ",\"causal\":" << (causal ? "true" : "false")
-                     << ",\"flash_s\":" << num(f ? f->seconds_per_iteration : NAN)
-                     << ",\"standard_s\":" << num(s ? s->seconds_per_iteration : NAN) << ",\"ratio\":" << num(ratio) << "}";
+                     << ",\"flash_s\":" << json_number(f ? f->seconds_per_iteration : NAN)
+                     << ",\"standard_s\":" << json_number(s ? s->seconds_per_iteration : NAN) << ",\"ratio\":" << json_number(ratio) << "}";
                 first = false;
             }
             out << "\n";
@@ -71,27 +65,27 @@ std::string report_ratios(const std::vector<MeasuredRun>& runs, std::ostream& ou
     const double largest = double(kCpuSeqLens[std::size(kCpuSeqLens) - 1]);
     const MeasuredRun* best = nullptr;
     for (const MeasuredRun& r : runs) {
-        const bool nearby = r.family == "cpu/sgemm_square" || (r.family == "cpu/sgemm_qk" && counter(&r, "N") == largest);
-        if (nearby && (!best || counter(&r, "FLOP/s") > counter(best, "FLOP/s"))) best = &r;
+        const bool nearby = r.family == "cpu/sgemm_square" || (r.family == "cpu/sgemm_qk" && run_counter(&r, "N") == largest);
+        if (nearby && (!best || run_counter(&r, "FLOP/s") > run_counter(best, "FLOP/s"))) best = &r;
     }
-    const double ceiling = counter(best, "FLOP/s");
+    const double ceiling = run_counter(best, "FLOP/s");
     out << "\n(b) flash_fast FLOP rate / best sgemm FLOP rate (FA convention 4*B*H*N^2*d, halved when causal;"
            " target >= 50% at N=4096, d=128)\n";
     if (best) {
         out << "    sgemm ceiling: " << std::setprecision(1) << ceiling / 1e9 << " GFLOP/s (" << best->family
-            << std::setprecision(0) << ", N=" << counter(best, "N") << ", K=" << counter(best, "d") << ")\n";
+            << std::setprecision(0) << ", N=" << run_counter(best, "N") << ", K=" << run_counter(best, "d") << ")\n";
     }
-    json << "\"sgemm_ceiling\":{\"flops_per_s\":" << num(ceiling) << ",\"benchmark\":" << quoted(best ? best->family : "")
-         << ",\"N\":" << num(counter(best, "N")) << ",\"K\":" << num(counter(best, "d")) << "},\"flop_rate_vs_sgemm\":[";
+    json << "\"sgemm_ceiling\":{\"flops_per_s\":" << json_number(ceiling) << ",\"benchmark\":" << quoted(best ? best->family : "")
+         << ",\"N\":" << json_number(run_counter(best, "N")) << ",\"K\":" << json_number(run_counter(best, "d")) << "},\"flop_rate_vs_sgemm\":[";
     first = true;
     for (std::size_t d : kHeadDims) {
         for (double causal : {0.0, 1.0}) {
             const std::size_t n = kCpuSeqLens[std::size(kCpuSeqLens) - 1];
-            const double rate = counter(find_run(runs, "cpu/flash_fast", double(n), double(d), causal), "FLOP/s");
+            const double rate = run_counter(find_run(runs, "cpu/flash_fast", double(n), double(d), causal), "FLOP/s");
             out << "    N=" << n << " d=" << d << (causal ? " causal    " : " non-causal") << ": " << std::setprecision(1)
                 << rate / 1e9 << " GFLOP/s = " << std::setprecision(0) << 100 * rate / ceiling << "% of sgemm\n";
             json << (first ? "" : ",") << "{\"N\":" << n << ",\"d\":" << d << ",\"causal\":" << (causal ? "true" : "false")
-                 << ",\"flops_per_s\":" << num(rate) << ",\"percent_of_sgemm\":" << num(100 * rate / ceiling) << "}";
+                 << ",\"flops_per_s\":" << json_number(rate) << ",\"percent_of_sgemm\":" << json_number(100 * rate / ceiling) << "}";
             first = false;
         }
     }
@@ -105,12 +99,12 @@ std::string report_ratios(const std::vector<MeasuredRun>& runs, std::ostream& ou
     double prev_f = NAN, prev_s = NAN;
     first = true;
     for (std::size_t n : kCpuSeqLens) {
-        const double f = counter(find_run(runs, "cpu/flash_fast", double(n), 64, 0), "peak_heap_bytes");
-        const double s = counter(find_run(runs, "cpu/standard_blas", double(n), 64, 0), "peak_heap_bytes");
+        const double f = run_counter(find_run(runs, "cpu/flash_fast", double(n), 64, 0), "peak_heap_bytes");
+        const double s = run_counter(find_run(runs, "cpu/standard_blas", double(n), 64, 0), "peak_heap_bytes");
         out << "    " << std::setw(6) << n << std::setw(16) << std::setprecision(0) << f << std::setw(16) << s;
         if (std::isfinite(prev_f)) out << "   x" << std::setprecision(2) << f / prev_f << ", x" << s / prev_s;
         out << "\n";
-        json << (first ? "" : ",") << "{\"N\":" << n << ",\"d\":64,\"flash_bytes\":" << num(f) << ",\"standard_bytes\":" << num(s)
+        json << (first ? "" : ",") << "{\"N\":" << n << ",\"d\":64,\"flash_bytes\":" << json_number(f) << ",\"standard_bytes\":" << json_number(s)
              << "}";
         first = false;
         prev_f = f;
@@ -142,8 +136,8 @@ std::string model_predictions(const std::vector<Problem>& problems) {
                          << ",\"precision\":" << quoted(cost::precision_name(precision))
                          << ",\"algorithm\":" << quoted(cost::algorithm_name(algo)) << ",\"batch\":" << p.batch
                          << ",\"heads\":" << p.heads << ",\"N\":" << p.seq << ",\"d\":" << p.head_dim
-                         << ",\"causal\":" << (causal ? "true" : "false") << ",\"time_s\":" << num(pr.time_s)
-                         << ",\"flops_per_s\":" << num(p.convention_flops() / pr.time_s)
+                         << ",\"causal\":" << (causal ? "true" : "false") << ",\"time_s\":" << json_number(pr.time_s)
+                         << ",\"flops_per_s\":" << json_number(p.convention_flops() / pr.time_s)
                          << ",\"bound\":" << quoted(cost::bound_name(pr.bound)) << "}";
                     first = false;
                 }

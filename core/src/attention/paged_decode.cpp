@@ -126,7 +126,7 @@ PagedDecodeResult<T> paged_decode(const Tensor4<T>& q, const Tensor4<T>& key_poo
     const std::size_t group = qs.heads / key_pool.shape.heads;
     const T scale = static_cast<T>(options.scale.value_or(1.0 / std::sqrt(static_cast<double>(D))));
     PagedDecodeResult<T> r{Tensor4<T>({qs.batch, qs.heads, 1, Dv}), std::vector<T>(qs.batch * qs.heads), {}};
-    std::vector<T> scores(block_size), acc(Dv), block_values(block_size * Dv);
+    std::vector<T> scores(block_size), acc(Dv);
     for (std::size_t s = 0; s < qs.batch; ++s) {
         const PagedSequence& seq = sequences[s];
         const std::size_t num_blocks = (seq.context_len + block_size - 1) / block_size;
