@@ -16,48 +16,10 @@
 // Besides `tables`, the file carries `values`: the few computed numbers the prose quotes, so the
 // post's test can check that the text still says what the core computes.
 
-import { readFile, writeFile, mkdir } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const repoRoot = fileURLToPath(new URL('..', import.meta.url));
-const outFile = join(repoRoot, 'site', 'data', 'generated', 'part3.json');
-
-// The module the site ships, loaded as tests/wasm/load.mjs does (Node's fetch cannot read a file
-// path, so the .wasm bytes are passed in).
-async function loadFlash() {
-  const { default: create } = await import(join(repoRoot, 'static', 'wasm', 'attn_flash.js'));
-  const wasmBinary = await readFile(join(repoRoot, 'static', 'wasm', 'attn_flash.wasm'));
-  return create({ wasmBinary });
-}
-
-// ---------------------------------------------------------------------------------------------
-// Formatting (every string the page shows is made here)
-
-const KiB = 1024, MiB = KiB ** 2, GiB = KiB ** 3, TiB = KiB ** 4;
-
-// Binary units, as many digits as the value needs up to three significant ones ("32 MiB", "1.5 GiB").
-function bytes(n) {
-  const units = [['TiB', TiB], ['GiB', GiB], ['MiB', MiB], ['KiB', KiB]];
-  for (const [name, size] of units) if (n >= size) return `${trim(n / size)} ${name}`;
-  return `${n} B`;
-}
-// Vendor (decimal) units for capacities and bandwidths as datasheets print them.
-const decimalGB = (n) => `${trim(n / 1e9)} GB`;
-const bandwidth = (n) => (n >= 1e12 ? `${trim(n / 1e12)} TB/s` : `${trim(n / 1e9)} GB/s`);
-// Datasheets print peaks to one decimal at most (989.5, 1,979): keep that precision.
-const tflops = (n) => `${Number((n / 1e12).toFixed(1)).toLocaleString('en-US', { maximumFractionDigits: 1 })} TFLOP/s`;
-const perCent = (x, digits = 0) => `${(100 * x).toFixed(digits)}%`;
-const times = (x, digits = 2) => `${x.toFixed(digits)}×`;
-const fixed = (x, digits) => x.toFixed(digits);
-const perCentRange = (lo, hi, digits = 0) => `${fixed(100 * lo, digits)}–${perCent(hi, digits)}`;
-const integer = (n) => n.toLocaleString('en-US');
-// Three significant digits, trailing zeros dropped, thousands separated.
-function trim(x) {
-  const digits = x >= 100 ? 0 : x >= 10 ? 1 : 2;
-  const rounded = Number(x.toFixed(digits));
-  return rounded.toLocaleString('en-US', { maximumFractionDigits: digits });
-}
+import {
+  loadModule, reportErrorsBriefly, writeGenerated,
+  bytes, decimalGB, bandwidth, tflops, perCent, times, fixed, perCentRange, integer, trim,
+} from './post-data/common.mjs';
 
 // A preset number: its value formatted, "not published" or "—" (not supported) otherwise.
 function sourced(field, format) {
@@ -77,13 +39,9 @@ const CORE_PRESETS = 'GPU presets of the project core (`core/src/cost/gpu_preset
 
 // ---------------------------------------------------------------------------------------------
 
-// A core error carries the whole minified loader in its stack: report the message only.
-process.on('uncaughtException', (error) => {
-  console.error(`post-data: ${error.message}`);
-  process.exit(1);
-});
+reportErrorsBriefly('post-data');
 
-const core = await loadFlash();
+const core = await loadModule('flash');
 const tables = {};
 const values = {};
 
@@ -544,15 +502,4 @@ function documentOf(source) {
 
 // ---------------------------------------------------------------------------------------------
 
-const json = `${JSON.stringify({ generatedBy: 'scripts/post-data.mjs', tables, values }, null, 2)}\n`;
-if (process.argv.includes('--check')) {
-  const current = await readFile(outFile, 'utf8').catch(() => '');
-  if (current !== json) {
-    console.error(`${outFile} is stale: run node scripts/post-data.mjs`);
-    process.exit(1);
-  }
-} else {
-  await mkdir(dirname(outFile), { recursive: true });
-  await writeFile(outFile, json);
-  console.log(`Wrote ${outFile} (${Object.keys(tables).length} tables, ${Object.keys(values).length} values)`);
-}
+await writeGenerated('part3', 'scripts/post-data.mjs', { tables, values });
