@@ -63,6 +63,7 @@ vendor: setup
 # Post tables computed by the WebAssembly core into site/data/generated/ (committed).
 data: wasm
 	node scripts/post-data.mjs
+	node scripts/post-data/part1.mjs
 
 site: wasm viz math vendor data
 	hugo --source site --gc --minify
