@@ -28,7 +28,7 @@ const loaded = new Map<ModuleName, Promise<unknown>>();
 // Resolved against the document, not this script: visualizations live at
 // /visualizations/<name>/ and the modules at /wasm/, on the site that serves the page (also when
 // the page is embedded in another site's iframe).
-const moduleUrl = (name: ModuleName, ext: 'js' | 'wasm') => new URL(`../../wasm/attn_${name}.${ext}`, document.baseURI).href;
+export const moduleUrl = (name: ModuleName, ext: 'js' | 'wasm') => new URL(`../../wasm/attn_${name}.${ext}`, document.baseURI).href;
 
 type Factory = (options?: ModuleOptions) => Promise<unknown>;
 
@@ -54,7 +54,8 @@ export function sharingWindow(): Window {
   return host;
 }
 
-function compiledModule(url: string): Promise<WebAssembly.Module> {
+/** The compiled module at `url`, compiled once for every frame of this origin on the page. */
+export function compiledModule(url: string): Promise<WebAssembly.Module> {
   const host = sharingWindow() as Window & { [SHARED_KEY]?: CompiledModules; WebAssembly: typeof WebAssembly };
   const modules = (host[SHARED_KEY] ??= new Map());
   let module = modules.get(url);

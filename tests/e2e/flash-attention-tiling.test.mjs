@@ -220,12 +220,31 @@ test('an over-cap size shows the core’s message and the figure keeps working',
   const { page, problems, close } = await site.open(`${VIZ}#n=2000`);
   await page.getByRole('alert').waitFor();
   assert.match(await page.getByRole('alert').textContent(), /sequence lengths up to 1024, got L = 2000/);
-  // N = 1024 in 4 x 4 blocks is 65536 tiles: the core refuses, the last good run stays.
-  await page.locator('select[name="n"]').selectOption('1024');
-  assert.match(await page.getByRole('alert').textContent(), /tiles exceed the in-browser trace limit of 4096/);
-  assert.equal(await page.locator('select[name="n"]').inputValue(), '16');
   await page.getByRole('button', { name: /Step forward/ }).click();
   await expectCountersAt(page, flashSteps(), 1, 'after the error');
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+test('a large N is traced in a worker with blocks the figure can draw; the page keeps responding meanwhile', async () => {
+  const { page, problems, close } = await site.open(`${VIZ}#step=0`);
+  // Only block sizes that keep the grid within 32 x 32 tiles are offered at the current N.
+  const offered = (name) => page.locator(`select[name="${name}"] option`).evaluateAll((os) => os.map((o) => Number(o.value)));
+  assert.deepEqual(await offered('br'), [1, 2, 4, 8, 16, 32, 64]);
+  // N = 1,024 at 4 x 4 would be 65,536 tiles: the figure takes 32 x 32 blocks instead of refusing.
+  await page.locator('select[name="n"]').selectOption('1024');
+  assert.match(await page.getByTestId('computing').textContent(), /Computing the traces for N = 1024, d = 4, Br = 32, Bc = 32/);
+  // While the worker computes, the last run is still there and still steps.
+  await page.getByRole('button', { name: /Step forward/ }).click();
+  await page.waitForFunction(() => !document.querySelector('[data-testid=computing]').textContent, null, { timeout: 60000 });
+  const big = { n: 1024, d: 4, br: 32, bc: 32 };
+  const steps = flashSteps(big);
+  assert.match(await page.getByTestId('step-count').textContent(), new RegExp(` / ${steps.length}$`));
+  assert.equal(await page.locator('select[name="br"]').inputValue(), '32');
+  assert.deepEqual(await offered('br'), [32, 64]);
+  const at = (await stepFromUrl(page));
+  await expectCountersAt(page, steps, at, 'N = 1024 from the worker');
+  assert.equal(await page.getByRole('alert').count(), 0, 'no error');
   assert.deepEqual(problems, []);
   await close();
 });

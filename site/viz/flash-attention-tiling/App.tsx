@@ -81,7 +81,7 @@ function StepCaption({ run, at, labels }: { run: Run; at: number; labels: string
 const LOOK_FOR = 'the green SRAM frame moving tile by tile while the HBM counters grow slowly. Press Play or step with →.';
 
 export function App({ state }: { state: FigureState }) {
-  const { stepper, run: runSignal, error, setConfig } = state;
+  const { stepper, run: runSignal, error, computing, setConfig } = state;
   const run = runSignal.value;
   const [stageRef, stageWidth] = useWidth<HTMLDivElement>();
   const L = layout(run, stageWidth);
@@ -95,6 +95,7 @@ export function App({ state }: { state: FigureState }) {
         <Controls config={run.config} onChange={(patch) => setConfig(patch)} />
       </header>
       <ErrorBanner message={error.value} onDismiss={() => (error.value = null)} />
+      <p class="computing" role="status" data-testid="computing">{computing.value ?? ''}</p>
 
       <div class="body">
         <div class="main-col">

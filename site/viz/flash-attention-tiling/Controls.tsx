@@ -1,9 +1,10 @@
 // The configuration. Mode, causal and N stay in view; on narrow screens the loop order, d and the
-// block sizes fold behind "More controls". Values go to the core as chosen: it enforces the caps.
+// block sizes fold behind "More controls". The block sizes offered are those the core traces at
+// the chosen N (at most TRACE_TILE_LIMIT tiles); a larger N takes larger blocks (model.ts, fitted).
 import { MoreControls } from '../shared/MoreControls';
 import { NumberSelect } from '../shared/NumberSelect';
 import { Segmented } from '../shared/Segmented';
-import { BLOCK_CHOICES, D_CHOICES, N_CHOICES, type Config } from './model';
+import { BLOCK_CHOICES, D_CHOICES, N_CHOICES, TRACE_TILE_LIMIT, tileCount, type Config } from './model';
 
 // A labelled number choice.
 function NumberField({ label, name, value, choices, onChange }: {
@@ -18,6 +19,9 @@ function NumberField({ label, name, value, choices, onChange }: {
 }
 
 export function Controls({ config, onChange }: { config: Config; onChange: (patch: Partial<Config>) => void }) {
+  const fits = (br: number, bc: number) => tileCount({ n: config.n, br, bc }) <= TRACE_TILE_LIMIT;
+  const brChoices = BLOCK_CHOICES.filter((br) => fits(br, config.bc));
+  const bcChoices = BLOCK_CHOICES.filter((bc) => fits(config.br, bc));
   return (
     <div class="controls">
       <Segmented label="Algorithm" class="segmented mode-toggle" value={config.mode} onChange={(mode) => onChange({ mode })}
@@ -32,8 +36,8 @@ export function Controls({ config, onChange }: { config: Config; onChange: (patc
           title={config.mode === 'standard' ? 'The loop order is FlashAttention’s: standard attention runs its three passes either way' : undefined}
           choices={[{ value: 'fa2', text: 'FA2: Q blocks outer' }, { value: 'fa1', text: 'FA1: K/V blocks outer' }]} />
         <NumberField label="d" name="d" value={config.d} choices={D_CHOICES} onChange={(d) => onChange({ d })} />
-        <NumberField label="Br" name="br" value={config.br} choices={BLOCK_CHOICES} onChange={(br) => onChange({ br })} />
-        <NumberField label="Bc" name="bc" value={config.bc} choices={BLOCK_CHOICES} onChange={(bc) => onChange({ bc })} />
+        <NumberField label="Br" name="br" value={config.br} choices={brChoices} onChange={(br) => onChange({ br })} />
+        <NumberField label="Bc" name="bc" value={config.bc} choices={bcChoices} onChange={(bc) => onChange({ bc })} />
       </MoreControls>
     </div>
   );

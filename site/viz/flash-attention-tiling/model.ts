@@ -4,6 +4,7 @@
 // block, what state a row had at a step, how many S/P bytes had gone to HBM. No attention maths here.
 import type { AttnFlash, FlashStep, FlashTraceResult, HbmTransfer, StandardStep, StandardTraceResult } from '../../../wasm/load';
 import { boundedCache } from '../shared/boundedCache';
+import { offThread } from '../shared/offThread';
 
 export type Mode = 'flash' | 'standard';
 export type Order = 'fa2' | 'fa1';
@@ -24,6 +25,29 @@ export const DEFAULTS: Config = { n: 16, d: 4, br: 4, bc: 4, order: 'fa2', mode:
 export const N_CHOICES = [8, 16, 32, 64, 128, 256, 512, 1024];
 export const D_CHOICES = [2, 4, 8, 16, 32, 64];
 export const BLOCK_CHOICES = [1, 2, 4, 8, 16, 32, 64];
+// The figure draws at most a 32 x 32 grid of tiles: more are too small to read, and drawing them
+// (and receiving their steps) takes longer than a frame. The core itself traces up to 4,096.
+export const TRACE_TILE_LIMIT = 1024;
+
+export const tileCount = (c: Pick<Config, 'n' | 'br' | 'bc'>) => Math.ceil(c.n / c.br) * Math.ceil(c.n / c.bc);
+
+// A configuration the core will trace: a new N that would need more tiles than the core traces
+// takes the smallest larger blocks that fit (choosing N = 1,024 at 4 x 4 gives 32 x 32), so no
+// choice on the controls leads to a refusal.
+export function fitted(c: Config): Config {
+  let { br, bc } = c;
+  while (tileCount({ n: c.n, br, bc }) > TRACE_TILE_LIMIT && (br < 64 || bc < 64)) {
+    br = Math.min(64, br * 2);
+    bc = Math.min(64, bc * 2);
+  }
+  return { ...c, br, bc };
+}
+
+// Whether the two traces are quick enough to compute between two frames: work grows with N^2 d
+// (the products) and with the number of tiles (each becomes steps the page receives). Measured in
+// Chromium, N = 64, d = 4 at 4 x 4 (the largest that passes) takes about 5 ms on an AVX-512 host;
+// anything larger goes to a worker (computeTracesOffThread) while the last run stays on screen.
+export const quickToTrace = (c: Config) => (c.n * c.n * c.d) / 2 ** 20 + tileCount(c) / 256 <= 1;
 
 // Seed 3 gives the default run visible rescales (factors well below 1) in its first few tiles.
 export const SEED = 3;
@@ -79,11 +103,23 @@ const isSP = (t: HbmTransfer) => t.direction === 'write' && (t.matrix === 'S' ||
 // reader flipping Standard/FlashAttention or trying block sizes back and forth revisits them.
 const computed = boundedCache<{ flash: FlashTraceResult; standard: StandardTraceResult }>(16);
 
+const traceKey = (c: Config) => JSON.stringify([c.n, c.d, c.br, c.bc, c.order, c.causal]);
+
 const traces = (core: AttnFlash, c: Config) =>
-  computed(JSON.stringify([c.n, c.d, c.br, c.bc, c.order, c.causal]), () => {
+  computed(traceKey(c), () => {
     const { input } = problem(core, c);
     return { flash: core.flashForwardTrace({ ...input, loopOrder: c.order }), standard: core.standardAttentionTrace(input) };
   });
+
+/** Whether buildRun can run now without blocking the page (small, or its traces already computed). */
+export const readyToBuild = (c: Config) => quickToTrace(c) || computed.has(traceKey(c));
+
+/** Computes a large configuration's traces in a worker and keeps them, so buildRun then finds them. */
+export async function computeTracesOffThread(core: AttnFlash, c: Config): Promise<void> {
+  const { input } = problem(core, c);
+  const [flash, standard] = await offThread('flash', [['flashForwardTrace', { ...input, loopOrder: c.order }], ['standardAttentionTrace', input]]);
+  computed(traceKey(c), () => ({ flash: flash as FlashTraceResult, standard: standard as StandardTraceResult }));
+}
 
 export function buildRun(core: AttnFlash, c: Config): Run {
   const { q, k, v } = problem(core, c);

@@ -1,1 +1,0 @@
-function e(e){let t=new Map;return(n,r)=>{let i=t.get(n);if(i!==void 0)return i;let a=r();return t.size>=e&&t.delete(t.keys().next().value),t.set(n,a),a}}export{e as t};

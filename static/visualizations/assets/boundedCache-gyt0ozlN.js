@@ -1,0 +1,1 @@
+function e(e){let t=new Map;return Object.assign((n,r)=>{let i=t.get(n);if(i!==void 0)return i;let a=r();return t.size>=e&&t.delete(t.keys().next().value),t.set(n,a),a},{has:e=>t.has(e)})}export{e as t};
