@@ -74,6 +74,7 @@ const benchmarks = run.benchmarks
       });
     }
     if (b.roofline_percent !== undefined) row.roofline_percent = b.roofline_percent;
+    if (b.rel_error !== undefined) row.rel_error = b.rel_error;
     return row;
   });
 
@@ -109,6 +110,8 @@ const data = {
   // Decode (paged_decode_fast) GB/s beside the streaming read of the same bytes, per model shape
   // and context: the CPU decode table of Part 4.
   decode: summary.decode ?? [],
+  // Part 2's approximate methods against exact flash_fast, per N, with each one's crossover N.
+  approx: summary.approx ?? null,
   predictions: summary.predictions,
 };
 

@@ -4,8 +4,9 @@
 //
 //   bench_attention [Google Benchmark flags]   run (JSON via --benchmark_out=F --benchmark_out_format=json)
 //   bench_attention --check                    only the correctness checks; exit status 1 if any fails
-//   bench_attention --summary_out=F            also write the ratios, the decode bandwidth shares and
-//                                              the roofline model's predictions for the same problems
+//   bench_attention --summary_out=F            also write the ratios, the decode bandwidth shares, the
+//                                              approximate methods' times and crossovers and the
+//                                              roofline model's predictions for the same problems
 //                                              as JSON to F
 //
 // Counters: FLOP/s in FlashAttention's convention (4 B H N^2 d, halved when causal), bytes/s of
@@ -19,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "approx_benchmarks.hpp"
 #include "bench_support.hpp"
 #include "cpu_benchmarks.hpp"
 #include "decode_benchmarks.hpp"
@@ -49,6 +51,7 @@ int run_checks() {
         }
     }
     all = run_decode_checks(std::cout) && all;
+    all = run_approx_checks(std::cout) && all;
 #if defined(ATTN_BENCH_CUDA)
     all = run_cuda_checks(std::cout) && all;
 #endif
@@ -78,6 +81,7 @@ int main(int argc, char** argv) {
     add_machine_context();
     std::vector<Problem> problems = register_cpu_benchmarks();
     register_decode_benchmarks();
+    register_approx_benchmarks();
 #if defined(ATTN_BENCH_CUDA)
     // To stderr, like the ratios, so that stdout stays pure JSON under --benchmark_format=json.
     const std::vector<Problem> gpu_problems = register_cuda_benchmarks(std::cerr);
@@ -92,9 +96,11 @@ int main(int argc, char** argv) {
               << ", CPU offers " << host_vector_isa() << ") ==";
     const std::string ratios = report_ratios(collector.runs(), std::cerr);
     const std::string decode = report_decode_ratios(collector.runs(), std::cerr);
+    const std::string approx = report_approx(collector.runs(), std::cerr);
     if (!summary_out.empty()) {
         std::ofstream f(summary_out);
-        f << "{\"ratios\":" << ratios << ",\"decode\":" << decode << ",\"predictions\":" << model_predictions(problems)
+        f << "{\"ratios\":" << ratios << ",\"decode\":" << decode << ",\"approx\":" << approx
+          << ",\"predictions\":" << model_predictions(problems)
           << "}\n";
         if (!f) {
             std::cerr << "cannot write " << summary_out << "\n";
