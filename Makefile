@@ -64,6 +64,7 @@ vendor: setup
 data: wasm
 	node scripts/post-data.mjs
 	node scripts/post-data/part1.mjs
+	node scripts/post-data/part2.mjs
 
 site: wasm viz math vendor data
 	hugo --source site --gc --minify
