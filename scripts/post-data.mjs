@@ -1,10 +1,11 @@
 #!/usr/bin/env node
-// Computes the tables of the Part 3 post (content/posts/flash-attention-deep-dive/) with the same
-// WebAssembly core the figures run, and writes them to site/data/generated/part3.json for the
-// `data-table` shortcode (site/layouts/shortcodes/data-table.html).
+// Computes the tables of the Part 3 post (content/posts/flash-attention-deep-dive/) and, through
+// scripts/post-data-part4.mjs, of the Part 4 post (content/posts/attention-inference-optimizations/)
+// with the same WebAssembly core the figures run, and writes them to site/data/generated/part3.json
+// and part4.json for the `data-table` shortcode (site/layouts/shortcodes/data-table.html).
 //
-//   node scripts/post-data.mjs           rewrite site/data/generated/part3.json
-//   node scripts/post-data.mjs --check   exit 1 if the committed file differs from a fresh run
+//   node scripts/post-data.mjs           rewrite site/data/generated/part3.json and part4.json
+//   node scripts/post-data.mjs --check   exit 1 if a committed file differs from a fresh run
 //
 // Why a script: Hugo 0.111 cannot run the core, and a post may print only what the core computes
 // or a primary source states. Every number below is either returned by the core (GPU presets with
@@ -20,44 +21,24 @@ import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import {
+  bandwidth, bytes, decimalGB, fixed, integer, perCent, perCentRange, tflops, times, trim,
+} from './post-data-format.mjs';
+import { part4Data } from './post-data-part4.mjs';
+
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
-const outFile = join(repoRoot, 'site', 'data', 'generated', 'part3.json');
+const outDir = join(repoRoot, 'site', 'data', 'generated');
 
 // The module the site ships, loaded as tests/wasm/load.mjs does (Node's fetch cannot read a file
 // path, so the .wasm bytes are passed in).
-async function loadFlash() {
-  const { default: create } = await import(join(repoRoot, 'static', 'wasm', 'attn_flash.js'));
-  const wasmBinary = await readFile(join(repoRoot, 'static', 'wasm', 'attn_flash.wasm'));
+async function loadModule(name) {
+  const { default: create } = await import(join(repoRoot, 'static', 'wasm', `attn_${name}.js`));
+  const wasmBinary = await readFile(join(repoRoot, 'static', 'wasm', `attn_${name}.wasm`));
   return create({ wasmBinary });
 }
 
 // ---------------------------------------------------------------------------------------------
-// Formatting (every string the page shows is made here)
-
-const KiB = 1024, MiB = KiB ** 2, GiB = KiB ** 3, TiB = KiB ** 4;
-
-// Binary units, as many digits as the value needs up to three significant ones ("32 MiB", "1.5 GiB").
-function bytes(n) {
-  const units = [['TiB', TiB], ['GiB', GiB], ['MiB', MiB], ['KiB', KiB]];
-  for (const [name, size] of units) if (n >= size) return `${trim(n / size)} ${name}`;
-  return `${n} B`;
-}
-// Vendor (decimal) units for capacities and bandwidths as datasheets print them.
-const decimalGB = (n) => `${trim(n / 1e9)} GB`;
-const bandwidth = (n) => (n >= 1e12 ? `${trim(n / 1e12)} TB/s` : `${trim(n / 1e9)} GB/s`);
-// Datasheets print peaks to one decimal at most (989.5, 1,979): keep that precision.
-const tflops = (n) => `${Number((n / 1e12).toFixed(1)).toLocaleString('en-US', { maximumFractionDigits: 1 })} TFLOP/s`;
-const perCent = (x, digits = 0) => `${(100 * x).toFixed(digits)}%`;
-const times = (x, digits = 2) => `${x.toFixed(digits)}×`;
-const fixed = (x, digits) => x.toFixed(digits);
-const perCentRange = (lo, hi, digits = 0) => `${fixed(100 * lo, digits)}–${perCent(hi, digits)}`;
-const integer = (n) => n.toLocaleString('en-US');
-// Three significant digits, trailing zeros dropped, thousands separated.
-function trim(x) {
-  const digits = x >= 100 ? 0 : x >= 10 ? 1 : 2;
-  const rounded = Number(x.toFixed(digits));
-  return rounded.toLocaleString('en-US', { maximumFractionDigits: digits });
-}
+// Formatting (every string the page shows is made here, with the shared helpers)
 
 // A preset number: its value formatted, "not published" or "—" (not supported) otherwise.
 function sourced(field, format) {
@@ -83,7 +64,7 @@ process.on('uncaughtException', (error) => {
   process.exit(1);
 });
 
-const core = await loadFlash();
+const core = await loadModule('flash');
 const tables = {};
 const values = {};
 
@@ -544,15 +525,24 @@ function documentOf(source) {
 
 // ---------------------------------------------------------------------------------------------
 
-const json = `${JSON.stringify({ generatedBy: 'scripts/post-data.mjs', tables, values }, null, 2)}\n`;
-if (process.argv.includes('--check')) {
-  const current = await readFile(outFile, 'utf8').catch(() => '');
-  if (current !== json) {
-    console.error(`${outFile} is stale: run node scripts/post-data.mjs`);
-    process.exit(1);
+// Part 4's tables, from the inference module (scripts/post-data-part4.mjs).
+const part4 = part4Data(await loadModule('inference'), core);
+
+// Each file: written, or with --check compared with what is committed.
+let stale = false;
+for (const [file, data] of [['part3.json', { tables, values }], ['part4.json', part4]]) {
+  const path = join(outDir, file);
+  const json = `${JSON.stringify({ generatedBy: 'scripts/post-data.mjs', ...data }, null, 2)}\n`;
+  if (process.argv.includes('--check')) {
+    const current = await readFile(path, 'utf8').catch(() => '');
+    if (current !== json) {
+      console.error(`${path} is stale: run node scripts/post-data.mjs`);
+      stale = true;
+    }
+  } else {
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, json);
+    console.log(`Wrote ${path} (${Object.keys(data.tables).length} tables, ${Object.keys(data.values).length} values)`);
   }
-} else {
-  await mkdir(dirname(outFile), { recursive: true });
-  await writeFile(outFile, json);
-  console.log(`Wrote ${outFile} (${Object.keys(tables).length} tables, ${Object.keys(values).length} values)`);
 }
+if (stale) process.exit(1);
