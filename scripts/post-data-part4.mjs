@@ -83,6 +83,8 @@ export function part4Data(inference, flash) {
     const at128k = byContext[2];
     values['schemes.mha.per_token'] = bytes(mha.bytesPerToken);
     values['schemes.mha.128k'] = bytes(at128k.find((s) => s.scheme === 'mha').bytesPerRequest);
+    // How many H100s' memory the multi-head cache of one 128k request fills.
+    values['schemes.mha.128k.h100s'] = fixed(at128k.find((s) => s.scheme === 'mha').bytesPerRequest / H100.hbmBytes.value, 1);
     values['schemes.mqa.per_token'] = bytes(mqa.bytesPerToken);
     values['schemes.mla.per_token'] = bytes(mla.bytesPerToken);
     values['schemes.mla.128k'] = bytes(at128k.find((s) => s.scheme === 'mla').bytesPerRequest);
@@ -221,6 +223,7 @@ export function part4Data(inference, flash) {
     values['paged.preemptions'] = integer(s.paged.preemptions);
     values['paged.peak'] = integer(s.paged.peakRunningRequests);
     values['paged.maxlen.peak'] = integer(s.contiguousMaxLen.peakRunningRequests);
+    values['paged.peak_ratio'] = fixed(s.paged.peakRunningRequests / s.contiguousMaxLen.peakRunningRequests, 1);
   }
 
   // --- Speculative decoding -------------------------------------------------------------------
@@ -290,6 +293,7 @@ export function part4Data(inference, flash) {
     values['ring.send'] = ms(t50.steps[0].sendTimeS);
     values['ring.min_tokens'] = integer(Math.ceil(t50.minShardTokensToHide));
     values['ring.shard'] = bytes(t50.kvShardBytes);
+    values['ring.shard_tokens'] = integer(SEQ / DEVICES);
     values['ring.kv_per_device'] = bytes(t50.ringKvBytesPerDevice);
     values['ring.allgather_kv_per_device'] = bytes(t50.allgatherKvBytesPerDevice);
   }
