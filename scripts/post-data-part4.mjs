@@ -187,29 +187,29 @@ export function part4Data(inference, flash) {
     const defaults = inference.pagedWorkloadDefaults();
     const s = inference.pagedSummary({});
     const labels = {
-      paged: 'Paged (blocks of 16 tokens)',
-      contiguousMaxLen: 'Contiguous, reserve prompt + maximum output',
-      contiguousPow2: 'Contiguous, reserve the next power of two of the final length',
-      contiguousOracle: 'Contiguous, reserve exactly the final length (needs hindsight)',
+      paged: 'Paged, blocks of 16 tokens',
+      contiguousMaxLen: 'Contiguous: prompt + maximum output',
+      contiguousPow2: 'Contiguous: next power of two',
+      contiguousOracle: 'Contiguous: exact final length',
     };
     const rows = Object.entries(labels).map(([key, label]) => {
       const r = s[key];
       return [label, perCent(r.meanUtilisation, 1), perCent(r.meanReservedFutureFraction, 1), perCent(r.meanInternalFragmentationFraction, 1),
-        perCent(r.meanExternalFragmentationFraction, 1), fixed(r.meanRunningSequences, 1), integer(r.peakRunningRequests),
+        perCent(r.meanExternalFragmentationFraction, 1), integer(r.peakRunningRequests),
         fixed(r.meanQueueDelaySteps, 1), integer(r.steps), integer(r.preemptions)];
     });
     const capacity = defaults.numBlocks * defaults.blockSize;
     tables.paged = {
       caption: `One seeded serving workload (${defaults.numRequests} requests, ${perCent(defaults.parallelFraction)} of them asking for several samples) in a pool of ${integer(capacity)} token slots, under each allocator`,
       columns: [
-        { label: 'Allocator' }, { label: 'Memory utilisation', numeric: true }, { label: 'Reserved for future tokens', numeric: true },
+        { label: 'Allocator' }, { label: 'Memory utilisation', numeric: true }, { label: 'Reserved', numeric: true },
         { label: 'Internal fragmentation', numeric: true }, { label: 'External fragmentation', numeric: true },
-        { label: 'Sequences running (mean)', numeric: true }, { label: 'Requests running (peak)', numeric: true },
-        { label: 'Queueing delay (mean steps)', numeric: true }, { label: 'Steps to serve all', numeric: true }, { label: 'Preemptions', numeric: true },
+        { label: 'Requests running (peak)', numeric: true }, { label: 'Mean wait (steps)', numeric: true },
+        { label: 'Steps to serve all', numeric: true }, { label: 'Preemptions', numeric: true },
       ],
       rows,
       notes: [
-        'Utilisation: live K/V slots ÷ slots taken, averaged over decoding steps (the measure of the paper\'s Figure 2). The three waste columns are shares of the whole pool, averaged over steps. A token shared by parallel samples is counted once.',
+        'Utilisation: live K/V slots ÷ slots taken, averaged over decoding steps (the measure of the paper\'s Figure 2). Reserved (for tokens not generated yet), internal and external fragmentation: shares of the whole pool, averaged over steps. A token shared by parallel samples is counted once. The exact-length policy needs each output\'s length in advance: a bound no server can reach. Mean wait: from arrival to admission.',
         `Workload: arrivals every ${defaults.meanInterarrivalSteps} steps on average, prompts of ${defaults.minPromptTokens}–${defaults.maxPromptTokens} tokens, outputs exponential with mean ${defaults.meanOutputTokens} (at most ${defaults.maxOutputTokens}), seed ${defaults.seed}. The paged allocator preempts the newest request when the pool runs out and recomputes it later (vLLM's policy).`,
       ],
       source: `Replayed by the core (\`pagedSummary\`: core/include/attn/kvcache/paged_kv_cache.hpp, contiguous_kv_cache.hpp, serving_workload.hpp), following ${VLLM}, §3–4.`,

@@ -9,34 +9,17 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { loadPost, repoRoot, siteDir, tableProblems, textOf } from './post-page.mjs';
 
-const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
-const siteDir = resolve(repoRoot, process.env.SITE_DIR ?? 'public');
 const POST = '/posts/flash-attention-deep-dive/';
 const FIGURES = ['gpu-memory-hierarchy', 'online-softmax', 'flash-attention-tiling', 'fa1-vs-fa2-parallelism', 'fa3-warp-specialization'];
 
-const postFile = join(siteDir, POST, 'index.html');
-const html = existsSync(postFile) ? readFileSync(postFile, 'utf8') : '';
+const post = loadPost(POST);
+const { html, tableFigure } = post;
+const postFile = post.file;
 const data = JSON.parse(readFileSync(join(repoRoot, 'site', 'data', 'generated', 'part3.json'), 'utf8'));
-
-// Entities and tags out, whitespace collapsed: the text a reader sees (minified HTML drops quotes).
-function textOf(fragment) {
-  return fragment
-    .replace(/<(script|style|annotation)\b[^>]*>[\s\S]*?<\/\1>/gi, ' ')
-    .replace(/<[^>]+>/g, ' ')
-    .replace(/&nbsp;/g, ' ').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"')
-    .replace(/&#39;|&rsquo;|&lsquo;/g, "'").replace(/&ldquo;|&rdquo;/g, '"').replace(/&amp;/g, '&')
-    .replace(/\s+/g, ' ');
-}
-// The figure element of one generated table (the shortcode writes data-table="<name>").
-function tableFigure(name) {
-  const match = html.match(new RegExp(`<figure[^>]*data-table="?${name}"?[^>]*>([\\s\\S]*?)</figure>`));
-  return match ? match[1] : null;
-}
-// Text outside KaTeX, code and scripts, where TeX must not appear.
-const visibleText = textOf(html.replace(/<span class="?katex"?>[\s\S]*?<\/annotation>/g, ' ').replace(/<(pre|code)\b[^>]*>[\s\S]*?<\/\1>/gi, ' '));
+const visibleText = post.visibleText();
 
 test('the post page exists', () => {
   assert.ok(html.length > 0, `${postFile} does not exist: build the site first (hugo --source site)`);
@@ -52,18 +35,7 @@ test('each figure is embedded with the viz shortcode', () => {
 test('every generated table is rendered with its rows and its source line', () => {
   const names = Object.keys(data.tables);
   assert.ok(names.length >= 8, 'part3.json has the post\'s tables');
-  for (const name of names) {
-    const figure = tableFigure(name);
-    assert.ok(figure, `table ${name} is not in the post`);
-    const table = data.tables[name];
-    const body = textOf(figure);
-    assert.ok(body.includes(textOf(table.caption)), `table ${name}: caption missing`);
-    for (const row of table.rows) assert.ok(body.includes(textOf(row[0])), `table ${name}: row "${row[0]}" missing`);
-    const lastCell = table.rows.at(-1).at(-1);
-    if (lastCell) assert.ok(body.includes(textOf(lastCell)), `table ${name}: cell "${lastCell}" missing`);
-    const source = figure.match(/<p class="?data-table__source"?>([\s\S]*?)<\/p>/);
-    assert.ok(source && textOf(source[1]).trim().length > 'Source:'.length + 10, `table ${name}: no source line`);
-  }
+  for (const name of names) assert.deepEqual(tableProblems(tableFigure(name), data.tables[name]), [], `table ${name}`);
 });
 
 test('the measured CPU table carries its provenance', () => {
@@ -91,9 +63,7 @@ test('the numbers the prose quotes are the ones the core computed', () => {
     'worked.tile2.l', 'worked.tile2.acc', 'worked.tile2.out', 'worked.dense.out', 'worked.lse', 'worked.dense.lse',
     'worked.tile1.l.rescaled',
   ];
-  const prose = textOf((html.match(/<div class="?prose"?>([\s\S]*)<section class="?references/) ?? ['', html])[1]
-    .replace(/<figure\b[\s\S]*?<\/figure>/g, ' '))
-    .replace(/−/g, '-');
+  const prose = post.prose().replace(/−/g, '-');
   const missing = quoted.filter((key) => {
     assert.ok(key in data.values, `part3.json has no value ${key}`);
     // Numbers in running text may drop a unit's "TFLOP/s" or use a plain hyphen for minus.
@@ -197,27 +167,8 @@ test('the references section lists every reference with a link', () => {
   for (const [, key] of html.matchAll(/href="?#ref-([^"\s>]+)/g)) assert.match(html, new RegExp(`id="?ref-${key}"?`), `cite of missing ${key}`);
 });
 
-// Internal links: site paths must be files of the built site, #fragments ids of the target page.
-function internalLinks() {
-  const links = [...html.matchAll(/<(?:a|iframe)\b[^>]*?\s(?:href|src)="?([^"\s>]+)/g)].map((m) => m[1]);
-  return links.filter((url) => !/^(?:[a-z][a-z0-9+.-]*:)?\/\//i.test(url) && !url.startsWith('mailto:'));
-}
-function resolves(url) {
-  const [path, fragment] = url.split('#');
-  let page = html;
-  if (path) {
-    const absolute = path.startsWith('/') ? path : new URL(path, `http://x${POST}`).pathname;
-    const file = join(siteDir, absolute.endsWith('/') ? `${absolute}index.html` : absolute);
-    if (!existsSync(file)) return false;
-    page = file.endsWith('.html') ? readFileSync(file, 'utf8') : '';
-  }
-  // A figure's deep link #fig-<name>:<state> targets the element fig-<name>.
-  const target = fragment?.startsWith('fig-') ? fragment.split(':')[0] : fragment;
-  return !target || new RegExp(`id="?${target.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"?[\\s>]`).test(page);
-}
-
 test('every internal link of the post resolves (figures checked separately)', () => {
-  const broken = internalLinks().filter((url) => !url.includes('/visualizations/')).filter((url) => !resolves(url));
+  const broken = post.internalLinks().filter((url) => !url.includes('/visualizations/')).filter((url) => !post.resolves(url));
   assert.deepEqual(broken, []);
 });
 
