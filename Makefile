@@ -62,9 +62,10 @@ vendor: setup
 
 # Post tables computed by the WebAssembly core into site/data/generated/ (committed).
 data: wasm
-	node scripts/post-data.mjs
+	node scripts/post-data/part3.mjs
 	node scripts/post-data/part1.mjs
 	node scripts/post-data/part2.mjs
+	node scripts/post-data/part4.mjs
 
 site: wasm viz math vendor data
 	hugo --source site --gc --minify

@@ -1,4 +1,4 @@
-// What every post's table script shares (scripts/post-data.mjs for Part 3, scripts/post-data/part*.mjs):
+// What every post's table script shares (scripts/post-data/part<n>.mjs, one per post):
 // loading a module the site ships, formatting numbers as the posts print them, and writing
 // site/data/generated/<part>.json, or with --check failing when the committed file is stale.
 

@@ -12,6 +12,7 @@ const WIDTHS = [1280, 375];
 const PAGES = [
   '/',
   '/posts/flash-attention-deep-dive/',
+  '/posts/attention-inference-optimizations/',
   '/posts/online-softmax/',
   '/visualizations/flash-attention-tiling/',
   '/visualizations/flash-attention-tiling/#mode=standard&causal=1&step=20',

@@ -38,7 +38,7 @@ checkPost(post, {
   number: 3,
   title: 'FlashAttention: Why Exact Attention Won the Speed Race (2022–2024)',
   figures: FIGURES,
-  dataScript: 'scripts/post-data.mjs',
+  dataScript: 'scripts/post-data/part3.mjs',
   quoted: QUOTED,
   minTables: 8,
   maxMinutes: 30,

@@ -17,7 +17,8 @@ export function Stack({ figure, step }: { figure: Figure; step: number }) {
   const cellW = (width - labelW) / seqLen;
   const rows = reached.length;  // input + layers
   const height = rows * rowH + AXIS_H;
-  const r = Math.min(cellW, rowH) * 0.36;
+  // Before the first measurement (a lazily loaded frame has no width yet) cellW is negative: no radius below 0.
+  const r = Math.max(0, Math.min(cellW, rowH) * 0.36);
   const cx = (p: number) => labelW + (p + 0.5) * cellW;
   const cy = (l: number) => (rows - 1 - l + 0.5) * rowH;  // layer 0 at the bottom
   const cur = frontier[step];

@@ -3,8 +3,8 @@
 // WebAssembly core the figures run, and writes them to site/data/generated/part3.json for the
 // `data-table` shortcode (site/layouts/shortcodes/data-table.html).
 //
-//   node scripts/post-data.mjs           rewrite site/data/generated/part3.json
-//   node scripts/post-data.mjs --check   exit 1 if the committed file differs from a fresh run
+//   node scripts/post-data/part3.mjs           rewrite site/data/generated/part3.json
+//   node scripts/post-data/part3.mjs --check   exit 1 if the committed file differs from a fresh run
 //
 // Why a script: Hugo 0.111 cannot run the core, and a post may print only what the core computes
 // or a primary source states. Every number below is either returned by the core (GPU presets with
@@ -19,7 +19,7 @@
 import {
   loadModule, reportErrorsBriefly, writeGenerated,
   bytes, decimalGB, bandwidth, tflops, perCent, times, fixed, perCentRange, integer, trim,
-} from './post-data/common.mjs';
+} from './common.mjs';
 
 // A preset number: its value formatted, "not published" or "—" (not supported) otherwise.
 function sourced(field, format) {
@@ -39,7 +39,7 @@ const CORE_PRESETS = 'GPU presets of the project core (`core/src/cost/gpu_preset
 
 // ---------------------------------------------------------------------------------------------
 
-reportErrorsBriefly('post-data');
+reportErrorsBriefly('post-data/part3');
 
 const core = await loadModule('flash');
 const tables = {};
@@ -502,4 +502,4 @@ function documentOf(source) {
 
 // ---------------------------------------------------------------------------------------------
 
-await writeGenerated('part3', 'scripts/post-data.mjs', { tables, values });
+await writeGenerated('part3', 'scripts/post-data/part3.mjs', { tables, values });

@@ -1,0 +1,69 @@
+// Browser tests of Part 4, the serving post: it loads under the production Content-Security-Policy
+// with no console error or failed request, each built figure starts from the core inside its iframe
+// (a figure still pending shows its notice instead), nothing overflows at 375 px, and the "stack
+// them" diagram is legible on a phone: one column, every card inside the screen, text of at least
+// 12 px. Screenshots at 1280 and 375 px go to test-artifacts/.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { horizontalOverflow, screenshot, startSite } from './browser.mjs';
+
+const POST = '/posts/attention-inference-optimizations/';
+
+let site;
+before(async () => { site = await startSite(); });
+after(() => site.close());
+
+// Scrolls to every built figure (frames load lazily) and waits until each has started.
+async function startBuiltFigures(page) {
+  const names = await page.locator('figure.viz[data-viz-name]:not([data-viz-pending])')
+    .evaluateAll((figures) => figures.map((f) => f.dataset.vizName));
+  assert.ok(names.length >= 1, 'no built figure in the post');
+  for (const name of names) {
+    const selector = `iframe[src*="visualizations/${name}/"]`;
+    await page.locator(selector).scrollIntoViewIfNeeded();
+    const frame = page.frameLocator(selector);
+    await frame.locator('.viz-footer').waitFor();
+    assert.equal(await frame.locator('.fatal').count(), 0, `${name} started`);
+  }
+  return names;
+}
+
+test('at 1280 px the post loads, its built figures start and pending ones show their notice', async () => {
+  const { page, problems, close } = await site.open(POST, { viewport: { width: 1280, height: 900 } });
+  const started = await startBuiltFigures(page);
+  const pending = page.locator('figure.viz[data-viz-pending]');
+  for (let i = 0; i < await pending.count(); i++) {
+    await assert.doesNotReject(pending.nth(i).locator('.viz__pending').waitFor({ state: 'visible' }));
+    assert.equal(await pending.nth(i).locator('iframe').count(), 0);
+  }
+  assert.equal(started.length + await pending.count(), 5, 'five figures in all');
+  assert.equal(await page.locator('.katex-error').count(), 0);
+  await page.locator('.serving-stack').scrollIntoViewIfNeeded();
+  await screenshot(page, 'inference-post-stack-1280');
+  assert.deepEqual(problems, []);
+  await close();
+});
+
+test('at 375 px nothing overflows and the stack diagram reads as one column of whole cards', async () => {
+  const { page, problems, close } = await site.open(POST, { viewport: { width: 375, height: 812 } });
+  await startBuiltFigures(page);
+  assert.equal(await horizontalOverflow(page), 0);
+  const stack = page.locator('.serving-stack');
+  await stack.scrollIntoViewIfNeeded();
+  const cards = await stack.locator('.serving-stack__layer').evaluateAll((layers) => layers.map((layer) => {
+    const box = layer.getBoundingClientRect();
+    const sizes = [...layer.querySelectorAll('p')].map((p) => parseFloat(getComputedStyle(p).fontSize));
+    return { left: box.left, right: box.right, width: box.width, smallest: Math.min(...sizes), overflows: layer.scrollWidth > layer.clientWidth };
+  }));
+  assert.ok(cards.length >= 4);
+  for (const [i, card] of cards.entries()) {
+    assert.ok(card.left >= 0 && card.right <= 375, `card ${i} spans ${card.left}–${card.right} px`);
+    assert.ok(card.smallest >= 12, `card ${i} has ${card.smallest} px text`);
+    assert.equal(card.overflows, false, `card ${i} overflows`);
+  }
+  // One column: every card as wide as the first.
+  assert.ok(cards.every((card) => Math.abs(card.width - cards[0].width) < 1));
+  await screenshot(page, 'inference-post-stack-375');
+  assert.deepEqual(problems, []);
+  await close();
+});
