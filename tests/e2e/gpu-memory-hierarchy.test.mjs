@@ -142,7 +142,10 @@ test('the URL hash restores GPU, N, d, heads, mode and the clock; the elapsed ti
 test('a configuration the core rejects shows its message and the figure keeps working', async () => {
   const { page, problems, close } = await site.open(`${VIZ}#gpu=tpu-v9&step=0`);
   await page.getByRole('alert').waitFor();
-  assert.match(await page.getByRole('alert').textContent(), /rejected.*tpu-v9/);
+  // An unknown GPU in a link: a plain sentence, and the default GPU drawn meanwhile.
+  assert.match(await page.getByRole('alert').textContent(), /does not know \(“tpu-v9”\), so it shows the NVIDIA A100/);
+  assert.doesNotMatch(await page.getByRole('alert').textContent(), /valid ids/);
+  near(await seconds(page, 'total-time'), predict('a100-sxm-80gb', 4096, 64, 16, 'standard').timeS, 'the default GPU');
   await page.getByRole('radio', { name: 'H100' }).click();
   assert.equal(await page.getByRole('alert').count(), 0);
   near(await seconds(page, 'total-time'), predict('h100-sxm', 4096, 64, 16, 'standard').timeS, 'after recovery');

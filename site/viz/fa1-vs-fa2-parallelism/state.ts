@@ -3,13 +3,14 @@
 // than the in-browser limit) keeps the last good figure on screen and sets `error`.
 import type { AttnFlash } from '../../../wasm/load';
 import { createConfigured } from '../shared/configured';
+import { gpuFromHash } from '../shared/hashGpu';
 import { hashNumber, readHash, syncHash } from '../shared/hashState';
 import { createClock } from '../shared/stepper';
 import { buildFigure, DEFAULT_CONFIG, type Config, type Figure } from './model';
 
-function configFromHash(hash: Record<string, string>): Config {
+function configFromHash(hash: Record<string, string>, gpu: string): Config {
   return {
-    gpu: hash.gpu ?? DEFAULT_CONFIG.gpu,
+    gpu,
     batch: hashNumber(hash, 'batch', DEFAULT_CONFIG.batch),
     heads: hashNumber(hash, 'heads', DEFAULT_CONFIG.heads),
     n: hashNumber(hash, 'n', DEFAULT_CONFIG.n),
@@ -25,7 +26,11 @@ export function createFigureState(core: AttnFlash) {
   // Opens at the start, as every figure does (shared/Narration.tsx); a new launch opens mid-way,
   // when FA2 fills the SMs and FA1 does not.
   const clock = createClock(figure.value.stops, 0, 9000);
-  if (Object.keys(hash).length > 0) configure(configFromHash(hash), hash.step === undefined ? undefined : Number(hash.step));
+  if (Object.keys(hash).length > 0) {
+    const { gpu, notice } = gpuFromHash(core, hash, DEFAULT_CONFIG.gpu);
+    configure(configFromHash(hash, gpu), hash.step === undefined ? undefined : Number(hash.step));
+    if (notice) error.value = error.value ? `${notice} ${error.value}` : notice;
+  }
 
   syncHash(() => {
     const c = figure.value.config;

@@ -3,13 +3,14 @@
 // rejects keeps the last good figure on screen and sets `error`, which the page displays.
 import type { AttnFlash, Fa3ScheduleName } from '../../../wasm/load';
 import { createConfigured } from '../shared/configured';
+import { gpuFromHash } from '../shared/hashGpu';
 import { hashNumber, readHash, syncHash } from '../shared/hashState';
 import { createStepper } from '../shared/stepper';
 import { buildFigure, DEFAULT_CONFIG, type Config, type Figure } from './model';
 
-function configFromHash(hash: Record<string, string>): Config {
+function configFromHash(hash: Record<string, string>, gpu: string): Config {
   return {
-    gpu: hash.gpu ?? DEFAULT_CONFIG.gpu,
+    gpu,
     precision: (hash.prec ?? DEFAULT_CONFIG.precision) as Config['precision'],
     headDim: hashNumber(hash, 'd', DEFAULT_CONFIG.headDim),
     consumers: hashNumber(hash, 'wg', DEFAULT_CONFIG.consumers),
@@ -29,7 +30,11 @@ export function createFigureState(core: AttnFlash) {
     });
   // Opens at the first step, as every figure does (shared/Narration.tsx).
   const stepper = createStepper(figure.value.events.length, 0);
-  if (Object.keys(hash).length > 0) configure(configFromHash(hash), hash.step === undefined ? undefined : Number(hash.step));
+  if (Object.keys(hash).length > 0) {
+    const { gpu, notice } = gpuFromHash(core, hash, DEFAULT_CONFIG.gpu);
+    configure(configFromHash(hash, gpu), hash.step === undefined ? undefined : Number(hash.step));
+    if (notice) error.value = error.value ? `${notice} ${error.value}` : notice;
+  }
 
   syncHash(() => {
     const c = figure.value.config;

@@ -3,13 +3,14 @@
 // figure on screen and sets `error`, which the page shows.
 import type { AttnFlash } from '../../../wasm/load';
 import { createConfigured } from '../shared/configured';
+import { gpuFromHash } from '../shared/hashGpu';
 import { hashNumber, readHash, syncHash } from '../shared/hashState';
 import { createClock } from '../shared/stepper';
 import { buildFigure, DEFAULT_CONFIG, type Config, type Figure, type Mode } from './model';
 
-function configFromHash(hash: Record<string, string>): Config {
+function configFromHash(hash: Record<string, string>, gpu: string): Config {
   return {
-    gpu: hash.gpu ?? DEFAULT_CONFIG.gpu,
+    gpu,
     n: hashNumber(hash, 'n', DEFAULT_CONFIG.n),
     d: hashNumber(hash, 'd', DEFAULT_CONFIG.d),
     heads: hashNumber(hash, 'heads', DEFAULT_CONFIG.heads),
@@ -39,7 +40,11 @@ export function createFigureState(core: AttnFlash) {
     }
     configured.configure(change, atStep);
   };
-  if (Object.keys(hash).length > 0) configure(configFromHash(hash), hash.step === undefined ? undefined : Number(hash.step));
+  if (Object.keys(hash).length > 0) {
+    const { gpu, notice } = gpuFromHash(core, hash, DEFAULT_CONFIG.gpu);
+    configure(configFromHash(hash, gpu), hash.step === undefined ? undefined : Number(hash.step));
+    if (notice) error.value = error.value ? `${notice} ${error.value}` : notice;
+  }
 
   syncHash(() => {
     const c = figure.value.config;
