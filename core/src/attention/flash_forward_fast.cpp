@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <numbers>
 #include <string>
@@ -16,10 +17,32 @@ namespace {
 
 constexpr std::size_t kBr = kFastFlashBlockQ;  // query rows per task: a multiple of every SIMD width
 constexpr std::size_t kBc = kFastFlashBlockK;  // keys per tile
-constexpr std::size_t kScoreRows = 6;          // keys per score micro-tile: 6 x 64 accumulators fill
-                                               // 24 of AVX-512's 32 registers
+constexpr std::size_t kScoreRows = 6;          // keys per score micro-tile
 constexpr std::size_t kPvRows = 4;             // query rows per P V micro-tile
-constexpr std::size_t kPvCols = 64;            // value columns per P V micro-tile
+// The micro-tiles' widths follow the vector registers this file is compiled for (ATTN_FAST_CPU_FLAGS,
+// the host's by default): their accumulators must stay in registers through the inner loop.
+#if defined(__AVX512F__)
+constexpr std::size_t kVec = 16;         // floats per vector register
+constexpr std::size_t kScoreCols = kBr;  // query rows per score micro-tile: 6 x 64 accumulators fill
+                                         // 24 of AVX-512's 32 registers
+constexpr std::size_t kPvCols = 64;      // value columns per P V micro-tile: 4 x 64 = 16 registers
+#else
+constexpr std::size_t kVec = 8;          // AVX2 (and narrower): 16 registers of 8 floats
+constexpr std::size_t kScoreCols = 16;   // 6 x 16 accumulators take 12, the Q row 2, the key 1
+constexpr std::size_t kPvCols = 16;      // 4 x 16 accumulators take 8, the V row 2
+#endif
+static_assert(kBr % kScoreCols == 0 && kScoreCols % kVec == 0 && kPvCols % kVec == 0);
+
+// One vector register of floats (GCC/Clang vector extension): the micro-kernels below are written
+// with it explicitly, because the auto-vectoriser does not keep their accumulators in registers at
+// every width (at 8 floats it vectorised across keys and spilled).
+using Vec = float __attribute__((vector_size(kVec * sizeof(float))));
+inline Vec load_vec(const float* p) {
+    Vec v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+inline void store_vec(float* p, Vec v) { std::memcpy(p, &v, sizeof v); }
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
 // float storage whose first element sits on a 64-byte boundary (one cache line, one AVX-512 vector).
@@ -50,36 +73,44 @@ struct Scratch {
           tile_max(kBr), tile_sum(kBr), key_end(kBr) {}
 };
 
-// st[j][r] = sum_c k[j][c] * qt[c][r] for J consecutive keys: J x 64 accumulators that stay in
-// registers while the head dimension streams through (an outer-product micro-kernel).
+// st[j][r] = sum_c k[j][c] * qt[c][r] for J consecutive keys and kScoreCols query rows (qt and st
+// point at the micro-tile's first row; rows of both are kBr apart): J x kScoreCols accumulators that
+// stay in registers while the head dimension streams through (an outer-product micro-kernel).
 template <std::size_t J>
 void score_keys(const float* __restrict k, std::size_t head_dim, const float* __restrict qt, float* __restrict st) {
-    float acc[J][kBr] = {};
+    constexpr std::size_t V = kScoreCols / kVec;
+    Vec acc[J][V] = {};
     for (std::size_t c = 0; c < head_dim; ++c) {
-        const float* __restrict qc = qt + c * kBr;
+        Vec qc[V];
+        for (std::size_t v = 0; v < V; ++v) qc[v] = load_vec(qt + c * kBr + v * kVec);
         for (std::size_t j = 0; j < J; ++j) {
             const float kj = k[j * head_dim + c];
-            for (std::size_t r = 0; r < kBr; ++r) acc[j][r] += kj * qc[r];
+            for (std::size_t v = 0; v < V; ++v) acc[j][v] += kj * qc[v];
         }
     }
     for (std::size_t j = 0; j < J; ++j) {
-        for (std::size_t r = 0; r < kBr; ++r) st[j * kBr + r] = acc[j][r];
+        for (std::size_t v = 0; v < V; ++v) store_vec(st + j * kBr + v * kVec, acc[j][v]);
     }
 }
 
-// The score tile for `cols` keys starting at k: full micro-tiles, then one for the remainder.
+// The score tile for `cols` keys starting at k: per strip of query rows, full micro-tiles, then one
+// for the remainder.
 void score_tile(const float* k, std::size_t cols, std::size_t head_dim, const float* qt, float* st) {
-    std::size_t j = 0;
-    for (; j + kScoreRows <= cols; j += kScoreRows) score_keys<kScoreRows>(k + j * head_dim, head_dim, qt, st + j * kBr);
-    const float* kr = k + j * head_dim;
-    float* sr = st + j * kBr;
-    switch (cols - j) {
-        case 5: score_keys<5>(kr, head_dim, qt, sr); break;
-        case 4: score_keys<4>(kr, head_dim, qt, sr); break;
-        case 3: score_keys<3>(kr, head_dim, qt, sr); break;
-        case 2: score_keys<2>(kr, head_dim, qt, sr); break;
-        case 1: score_keys<1>(kr, head_dim, qt, sr); break;
-        default: break;
+    for (std::size_t r0 = 0; r0 < kBr; r0 += kScoreCols) {
+        std::size_t j = 0;
+        for (; j + kScoreRows <= cols; j += kScoreRows) {
+            score_keys<kScoreRows>(k + j * head_dim, head_dim, qt + r0, st + j * kBr + r0);
+        }
+        const float* kr = k + j * head_dim;
+        float* sr = st + j * kBr + r0;
+        switch (cols - j) {
+            case 5: score_keys<5>(kr, head_dim, qt + r0, sr); break;
+            case 4: score_keys<4>(kr, head_dim, qt + r0, sr); break;
+            case 3: score_keys<3>(kr, head_dim, qt + r0, sr); break;
+            case 2: score_keys<2>(kr, head_dim, qt + r0, sr); break;
+            case 1: score_keys<1>(kr, head_dim, qt + r0, sr); break;
+            default: break;
+        }
     }
 }
 
@@ -88,23 +119,25 @@ void score_tile(const float* k, std::size_t cols, std::size_t head_dim, const fl
 template <std::size_t W>
 void pv_block(const float* __restrict p, std::size_t cols, const float* __restrict v, std::size_t value_dim,
               const float* __restrict alpha, float* __restrict acc) {
-    float a[kPvRows][W];
+    constexpr std::size_t V = W / kVec;
+    Vec a[kPvRows][V];
     for (std::size_t i = 0; i < kPvRows; ++i) {
-        for (std::size_t w = 0; w < W; ++w) a[i][w] = alpha[i] * acc[i * value_dim + w];
+        for (std::size_t w = 0; w < V; ++w) a[i][w] = alpha[i] * load_vec(acc + i * value_dim + w * kVec);
     }
     for (std::size_t j = 0; j < cols; ++j) {
-        const float* __restrict vj = v + j * value_dim;
+        Vec vj[V];
+        for (std::size_t w = 0; w < V; ++w) vj[w] = load_vec(v + j * value_dim + w * kVec);
         for (std::size_t i = 0; i < kPvRows; ++i) {
             const float pji = p[j * kBr + i];
-            for (std::size_t w = 0; w < W; ++w) a[i][w] += pji * vj[w];
+            for (std::size_t w = 0; w < V; ++w) a[i][w] += pji * vj[w];
         }
     }
     for (std::size_t i = 0; i < kPvRows; ++i) {
-        for (std::size_t w = 0; w < W; ++w) acc[i * value_dim + w] = a[i][w];
+        for (std::size_t w = 0; w < V; ++w) store_vec(acc + i * value_dim + w * kVec, a[i][w]);
     }
 }
 
-// The same for a last strip of fewer than 16 value columns, updated in place.
+// The same for a last strip of fewer than kVec value columns, updated in place.
 void pv_block_narrow(const float* p, std::size_t cols, const float* v, std::size_t value_dim, const float* alpha,
                      float* acc, std::size_t width) {
     for (std::size_t i = 0; i < kPvRows; ++i) {
@@ -123,7 +156,7 @@ void pv_tile(const float* p, std::size_t cols, const float* v, std::size_t value
         float* ar = acc + r * value_dim;
         std::size_t c = 0;
         for (; c + kPvCols <= value_dim; c += kPvCols) pv_block<kPvCols>(pr, cols, v + c, value_dim, alpha + r, ar + c);
-        for (; c + 16 <= value_dim; c += 16) pv_block<16>(pr, cols, v + c, value_dim, alpha + r, ar + c);
+        for (; c + kVec <= value_dim; c += kVec) pv_block<kVec>(pr, cols, v + c, value_dim, alpha + r, ar + c);
         if (c < value_dim) pv_block_narrow(pr, cols, v + c, value_dim, alpha + r, ar + c, value_dim - c);
     }
 }
