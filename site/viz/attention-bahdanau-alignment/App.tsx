@@ -73,18 +73,17 @@ function Equations({ state }: { state: FigureState }) {
 }
 
 export function App({ state }: { state: FigureState }) {
-  const { figure, error, stepper, configure, vocabulary } = state;
+  const { figure, error, stepper, vocabulary } = state;
   const f = figure.value;
   const step = stepper.step.value;
-  const choice = f.config.sentence;
+  const choice = state.choice.value;
   return (
     <div class="viz bahdanau-alignment">
       <header class="viz-header">
         <h1>Bahdanau attention, step by step, from a trained model</h1>
       </header>
       <div class="controls">
-        <Segmented label="Sentence" value={choice} choices={CHOICE_TEXT}
-          onChange={(v) => configure(v === 'own' ? { sentence: v, text: state.draft.value } : { sentence: v })} />
+        <Segmented label="Sentence" value={choice} choices={CHOICE_TEXT} onChange={state.choose} />
         {choice === 'own' && <OwnSentence state={state} />}
       </div>
       <ErrorBanner message={error.value} onDismiss={() => (error.value = null)} />
@@ -92,7 +91,7 @@ export function App({ state }: { state: FigureState }) {
         <span class="en">{f.source.slice(0, -1).join(' ')}</span>
         <span aria-hidden="true"> → </span>
         <span class="fr" data-testid="translation">{f.target.filter((w) => w !== '<eos>').join(' ')}</span>
-        {choice === 'canonical' && <span class="note"> (never seen in training)</span>}
+        {f.config.sentence === 'canonical' && <span class="note"> (never seen in training)</span>}
       </p>
 
       <div class="stage">

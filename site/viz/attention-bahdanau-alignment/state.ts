@@ -30,13 +30,20 @@ export function createFigureState(core: AttnClassic, model: Uint8Array) {
   }
   // The text box's content: what the reader typed, kept when the model refuses it.
   const draft = signal(hash.sentence === 'own' && hash.text !== undefined ? hash.text : figure.value.config.text);
+  // The choice the reader made: "Your sentence" stays open (with the text box) when the model
+  // refuses what they typed, so that they can correct it; the figure meanwhile shows the last good one.
+  const choice = signal<SentenceChoice>(hash.sentence === 'own' ? 'own' : figure.value.config.sentence);
+  const choose = (value: SentenceChoice) => {
+    choice.value = value;
+    configure(value === 'own' ? { sentence: value, text: draft.value } : { sentence: value });
+  };
   syncHash(() => {
     const c = figure.value.config;
     const values: Record<string, string | number> = { sentence: c.sentence, step: stepper.step.value };
     if (c.sentence === 'own') values.text = c.text;
     return values;
   });
-  return { figure, error, stepper, configure, draft, vocabulary: core.translationVocabulary() };
+  return { figure, error, stepper, configure, draft, choice, choose, vocabulary: core.translationVocabulary() };
 }
 
 export type FigureState = ReturnType<typeof createFigureState>;
