@@ -171,7 +171,7 @@ test('keyboard steps and plays; reduced motion still reaches the last step', asy
   await page.keyboard.press('Home');
   await page.keyboard.press(' ');
   await page.waitForFunction((n) => document.querySelector(`[data-testid="row-${n}"]`)?.dataset.state === 'current', r.target.length - 1, { timeout: 30000 });
-  assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector('.alignment .cell')).transitionDuration), '0s');
+  assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector('.alignment .bar')).transitionDuration), '0s');
   assert.deepEqual(problems, []);
   await done();
 });
