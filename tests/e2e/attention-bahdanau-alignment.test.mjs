@@ -155,7 +155,7 @@ test('a hash restores the reader\'s sentence and step; a rejected hash says so a
   await done();
   ({ page, problems, close: done } = await site.open(`${VIZ}#sentence=own&text=${encodeURIComponent(Array(40).fill('the treaty').join(' '))}`));
   await page.getByRole('alert').waitFor();
-  assert.match(await page.getByRole('alert').textContent(), /this figure draws sentences of up to 30 words \(the full stop counts\); this one has 81/);
+  assert.match(await page.getByRole('alert').textContent(), /this figure draws sentences of up to 20 words \(the full stop counts\); this one has 81/);
   assert.deepEqual(problems, []);
   await done();
 });
@@ -183,6 +183,22 @@ test('at 375 px nothing overflows and the drawing, narration and controls fit', 
   await screenshot(page, 'bahdanau-alignment-375');
   assert.deepEqual(problems, []);
   await done();
+});
+
+test('a reader\'s sentence at the figure\'s cap of 20 words still fits a phone\'s and a laptop\'s frame', async () => {
+  const long = 'the european council will sign the agreement on 12 may 1995 and the commission signed the treaty yesterday';
+  const r = translate(long);
+  assert.equal(r.source.length - 1, 19);
+  for (const viewport of [{ width: 375, height: 812 }, { width: 1280, height: 800 }]) {
+    const { page, problems, close: done } = await site.open(`${VIZ}#sentence=own&text=${encodeURIComponent(long)}&step=${r.target.length - 1}`, { viewport });
+    await assertStep(page, r, r.target.length - 1);
+    assert.equal(await horizontalOverflow(page), 0);
+    const bottom = await page.evaluate(() => Math.ceil(document.getElementById('app').getBoundingClientRect().bottom));
+    assert.ok(bottom <= viewport.height, `${viewport.width} px: content ${bottom} px in a ${viewport.height} px frame`);
+    if (viewport.width === 375) await screenshot(page, 'bahdanau-alignment-long-375');
+    assert.deepEqual(problems, []);
+    await done();
+  }
 });
 
 test('the no-script summary gives the translation the module computes', () => {

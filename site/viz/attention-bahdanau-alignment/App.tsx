@@ -87,9 +87,9 @@ export function App({ state }: { state: FigureState }) {
         {choice === 'own' && <OwnSentence state={state} />}
       </div>
       <ErrorBanner message={error.value} onDismiss={() => (error.value = null)} />
-      <p class="pair" data-testid="pair">
+      <p class={f.config.sentence === 'canonical' ? 'pair' : 'pair plain'} data-testid="pair">
         <span class="en">{f.source.slice(0, -1).join(' ')}</span>
-        <span aria-hidden="true"> → </span>
+        <span class="arrow" aria-hidden="true"> → </span>
         <span class="fr" data-testid="translation">{f.target.filter((w) => w !== '<eos>').join(' ')}</span>
         {f.config.sentence === 'canonical' && <span class="note"> (never seen in training)</span>}
       </p>

@@ -16,7 +16,7 @@ export const SHORT = 'the european commission signed the treaty';
 export const DEFAULT_OWN = 'the european council will sign the agreement on 12 may 1995';
 // The heatmap stays legible (and every step within a frame) up to this many source words; the
 // module accepts 100.
-export const MAX_FIGURE_WORDS = 30;
+export const MAX_FIGURE_WORDS = 20;
 
 export interface Config {
   sentence: SentenceChoice;

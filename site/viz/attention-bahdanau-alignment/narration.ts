@@ -17,7 +17,7 @@ export function narration(f: Figure, i: number): string {
   let text = `Step ${i + 1} of ${f.ty}: ${emitted} looks mostly at ${q(f.source[first])} (${fmt(a[first], 2)})${runnerUp}.`;
   if (i > 0 && f.strongest[i] < f.strongest[i - 1]) {
     text += ` It looks back, left of ${q(f.source[f.strongest[i - 1]])}: French puts these words in another order.`;
-  } else if (i > 0 && f.strongest[i] === f.strongest[i - 1]) {
+  } else if (i > 0 && f.strongest[i] === f.strongest[i - 1] && word !== '<eos>') {
     text += ` The same source word again: one English word, two French ones.`;
   }
   const e = rowOf(f.scores, i);
