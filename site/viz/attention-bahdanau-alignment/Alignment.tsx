@@ -3,6 +3,7 @@
 // French word, filled up to the current step), and below it the step's vectors as strips: the
 // query s_{i-1}, the strongest annotation h_j* and the context c_i = sum_j alpha_ij h_j.
 // Drawn in CSS pixels at the element's width, so the words keep their size on a phone.
+import { useMemo } from 'preact/hooks';
 import { fitText, textWidth } from '../shared/canvas';
 import { colors } from '../shared/theme';
 import { useWidth } from '../shared/useWidth';
@@ -53,6 +54,11 @@ export function Alignment({ figure: f, step }: { figure: Figure; step: number })
   const height = stripsTop + 3 * (stripH + stripGap);
   const x = (j: number) => labelW + j * cellW;
   const y = (i: number) => gridTop + i * cellH;
+  // Each row's cells, made once per sentence and size: a step re-renders the same elements, which
+  // Preact then skips, so a step costs its own row, bars and strips, not the whole heatmap.
+  const cells = useMemo(() => f.target.map((_, i) => Array.from(rowOf(f.alignment, i), (v, j) => (
+    <rect key={j} x={x(j)} y={y(i)} width={cellW} height={cellH} class="cell" fill={colors.active}
+      fill-opacity={v.toFixed(4)} data-alpha={v} />))), [f, labelW, cellW, cellH, gridTop]);
   const e = rowOf(f.scores, step), a = rowOf(f.alignment, step);
   const span = f.scoreMax - f.scoreMin || 1;
   const zeroY = barTop + (barH * f.scoreMax) / span;  // the bars' baseline, e = 0
@@ -83,11 +89,7 @@ export function Alignment({ figure: f, step }: { figure: Figure; step: number })
               <text x={labelW - 8} y={y(i) + cellH / 2} class={i === step ? 'row-label current' : 'row-label'} text-anchor="end"
                 dominant-baseline="middle" font-size={rowFont}
                 {...(i <= step ? fitText(word, `${i === step ? 650 : 400} ${rowFont}px system-ui, sans-serif`, labelW - 12) : {})}>{i <= step ? word : ''}</text>
-              {i <= step
-                ? Array.from(rowOf(f.alignment, i), (v, j) => (
-                  <rect key={j} x={x(j)} y={y(i)} width={cellW} height={cellH} class="cell" fill={colors.active}
-                    fill-opacity={v.toFixed(4)} data-alpha={v} />))
-                : <rect x={labelW} y={y(i)} width={gridW} height={cellH} class="pending-row" />}
+              {i <= step ? cells[i] : <rect x={labelW} y={y(i)} width={gridW} height={cellH} class="pending-row" />}
             </g>
           ))}
           <rect x={labelW} y={y(step)} width={gridW} height={cellH} class="current-row" data-testid="current-row" />

@@ -51,7 +51,7 @@ function OwnSentence({ state }: { state: FigureState }) {
       <datalist id="own-words">
         {completions(draft.value, vocabulary.source).map((s) => <option key={s} value={s} />)}
       </datalist>
-      <button type="submit" class="primary">Translate</button>
+      <button type="submit">Translate</button>
     </form>
   );
 }
