@@ -92,6 +92,29 @@ export const SWEEPS = [
       }
     },
   },
+  {
+    name: 'attention-bahdanau-alignment',
+    label: 'attention-bahdanau-alignment',
+    path: '/visualizations/attention-bahdanau-alignment/',
+    sweep: async (time, { setValue, step }) => {
+      const radio = (value) => document.querySelector(`[role="radio"][data-value="${value}"]`);
+      const translate = (text) => {
+        setValue(document.querySelector('#own-text'), text);
+        document.querySelector('.own-sentence button[type="submit"]').click();
+      };
+      for (let round = 0; round < 2; round++) {
+        for (let i = 0; i < 8; i++) await time(() => step('forward'), 'step');
+        for (const v of [4, 14, 0]) await time(() => setValue(document.querySelector('.scrubber input'), v), 'step');
+        await time(() => radio('short').click(), 'setting');
+        for (let i = 0; i < 4; i++) await time(() => step('forward'), 'step');
+        await time(() => radio('own').click(), 'setting');
+        await time(() => translate('the economic area was signed'), 'setting');
+        await time(() => translate('the agrement was signed'), 'setting');  // refused: the message, the figure kept
+        for (let i = 0; i < 4; i++) await time(() => step('forward'), 'step');
+        await time(() => radio('canonical').click(), 'setting');
+      }
+    },
+  },
 ];
 
 /** The sweep of the visualization called `name`. */

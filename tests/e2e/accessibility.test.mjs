@@ -28,6 +28,8 @@ const PAGES = [
   '/visualizations/online-softmax/#step=99',
   '/visualizations/sliding-window-receptive-field/',
   '/visualizations/sliding-window-receptive-field/#layers=8&window=6&step=5',
+  '/visualizations/attention-bahdanau-alignment/',
+  '/visualizations/attention-bahdanau-alignment/#sentence=own&text=the+agrement+was+signed&step=0',
 ];
 
 let site;

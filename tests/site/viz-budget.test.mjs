@@ -1,5 +1,5 @@
 // Size budget of every visualization page (ARCHITECTURE.md): at most 200 KB gzipped for the
-// JavaScript, CSS and WebAssembly it loads (fonts excluded). Sizes are measured on the committed
+// JavaScript, CSS, WebAssembly and model weights it loads (fonts excluded). Sizes are measured on the committed
 // build output in static/ and printed, so the numbers in a review come from this run.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -35,6 +35,17 @@ function modulesLoadedBy(name) {
   return parts;
 }
 
+// The model weights a figure's sources fetch from static/models/ (the Part 1 translation models):
+// every 'models/<file>.bin' they name. They count towards the page like its module.
+function modelsFetchedBy(name) {
+  const dir = new URL(`../../site/viz/${name}/`, import.meta.url).pathname;
+  const files = new Set();
+  for (const f of readdirSync(dir, { recursive: true }).filter((f) => /\.tsx?$/.test(f))) {
+    for (const m of readFileSync(join(dir, f), 'utf8').matchAll(/\bmodels\/([\w.-]+\.bin)\b/g)) files.add(join(STATIC, 'models', m[1]));
+  }
+  return files;
+}
+
 function pageAssets(name) {
   const dir = join(STATIC, 'visualizations', name);
   const html = readFileSync(join(dir, 'index.html'), 'utf8');
@@ -49,6 +60,7 @@ function pageAssets(name) {
     files.add(join(STATIC, `wasm/attn_${part}.js`));
     files.add(join(STATIC, `wasm/attn_${part}.wasm`));
   }
+  for (const model of modelsFetchedBy(name)) files.add(model);
   return [...files];
 }
 
@@ -57,7 +69,7 @@ const names = builtVisualizations();
 test('there is at least one visualization', () => assert.ok(names.length > 0));
 
 for (const name of names) {
-  test(`${name}: JS + CSS + WASM within ${BUDGET / 1024} KB gzipped`, () => {
+  test(`${name}: JS + CSS + WASM + weights within ${BUDGET / 1024} KB gzipped`, () => {
     const files = pageAssets(name);
     for (const f of files) assert.ok(existsSync(f), `${name} references a missing file ${f}`);
     const sizes = files.map((f) => [f.slice(STATIC.length), gz(f)]);

@@ -6,7 +6,11 @@
 // process, so that other builds on the host do not count), the wasm memory size and the Embind
 // handle count. Used by soak.test.mjs (make test) and scripts/soak.mjs (make soak).
 import { isDeepStrictEqual } from 'node:util';
+import { readFileSync } from 'node:fs';
 import { loadModule } from './load.mjs';
+
+// The committed RNNsearch weights (make train), which the translation functions read from bytes.
+const TRANSLATION_MODEL = new Uint8Array(readFileSync(new URL('../../static/models/bahdanau-rnnsearch.bin', import.meta.url)));
 
 // SplitMix32-style generator: the same seed gives the same sequence of calls everywhere.
 function rng(seed) {
@@ -81,6 +85,9 @@ function templates(name, m) {
     ['positionalEncoding', [{ numPositions: 7, dModel: 8 }]],
     ['scoreFlops', [{ kind: 'dot', queryDim: 3 }]],
     ['multiHeadAttention', [{ mode: 'self', x: m.randomNormal([1, 1, 4, 6], 4, 1), xShape: [1, 4, 6], numHeads: 3, headDim: 2, weightsSeed: 1 }]],
+    ['translationVocabulary', []],
+    ['translationModelInfo', [{ model: TRANSLATION_MODEL }]],
+    ['translateSentence', [{ model: TRANSLATION_MODEL, sentence: 'the agreement on the european economic area was signed in august 1992' }]],
   ];
 }
 

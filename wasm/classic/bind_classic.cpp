@@ -18,6 +18,7 @@
 #include "attn/classic/softmax.hpp"
 #include "convert.hpp"
 #include "limits.hpp"
+#include "matrix_js.hpp"
 
 namespace attn::wasm {
 namespace {
@@ -28,19 +29,6 @@ constexpr std::size_t kMaxMatrixSide = 4096;                   // rows or column
 constexpr std::size_t kMaxScoreWork = std::size_t{1} << 24;      // multiply-adds of one scoreAttention call
 constexpr std::size_t kMaxScalingNormals = std::size_t{1} << 23;  // random numbers one scalingExperiment draws
 constexpr std::size_t kMaxScalingAdditive = std::size_t{1} << 26;  // its additive-score multiply-adds
-
-val pair_to_js(std::size_t a, std::size_t b) {
-    val arr = val::array();
-    arr.call<void>("push", a, b);
-    return arr;
-}
-
-val matrix_to_js(const Matrix& m) {
-    val out = val::object();
-    out.set("data", typed_array(m.data));
-    out.set("shape", pair_to_js(m.rows, m.cols));
-    return out;
-}
 
 // obj[key] as an array (or typed array) of at most kMaxTensorElements numbers.
 std::vector<double> numbers_arg(const val& obj, const char* key) {

@@ -5,8 +5,9 @@ import type { ModuleOptions, RandomApi } from '../common/types';
 import type { ApproxApi } from './approx';
 import type { ClassicApi } from './classic';
 import type { SparseApi } from './sparse';
+import type { TranslationApi } from './translation';
 
-export interface AttnClassic extends RandomApi, ClassicApi, SparseApi, ApproxApi {}
+export interface AttnClassic extends RandomApi, ClassicApi, SparseApi, ApproxApi, TranslationApi {}
 
 declare function createAttnModule(options?: ModuleOptions): Promise<AttnClassic>;
 export default createAttnModule;

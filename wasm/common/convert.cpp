@@ -48,6 +48,29 @@ EM_JS(double, attn_js_copy_numbers, (void* handle, void* dest, double count, int
     }
 });
 
+// Length in bytes of a Uint8Array or an ArrayBuffer; -1 for anything else, -2 if reading it threw.
+EM_JS(double, attn_js_byte_length, (void* handle), {
+    try {
+        const v = Emval.toValue(handle);
+        if (v instanceof Uint8Array || v instanceof ArrayBuffer) return v.byteLength;
+        return -1;
+    } catch (e) {
+        return -2;
+    }
+});
+
+// Copies `count` bytes of a Uint8Array or ArrayBuffer (measured by attn_js_byte_length) to `dest`.
+EM_JS(int, attn_js_copy_bytes, (void* handle, void* dest, double count), {
+    try {
+        const v = Emval.toValue(handle);
+        const bytes = v instanceof ArrayBuffer ? new Uint8Array(v, 0, count) : v.subarray(0, count);
+        HEAPU8.set(bytes, dest);
+        return 0;
+    } catch (e) {
+        return -2;
+    }
+});
+
 namespace attn::wasm {
 namespace {
 
@@ -97,6 +120,18 @@ void copy_numbers(const val& v, const std::string& name, float* out, std::size_t
 }
 void copy_numbers(const val& v, const std::string& name, double* out, std::size_t count) {
     copy_numbers_into(v, name, out, count, true);
+}
+
+std::vector<std::uint8_t> bytes_arg(const val& v, const std::string& name, std::size_t max_length) {
+    const double length = attn_js_byte_length(v.as_handle());
+    if (length == -2) throw Error(name + ": could not be read");
+    if (length < 0) throw Error(name + ": must be a Uint8Array or an ArrayBuffer");
+    if (length > static_cast<double>(max_length)) {
+        throw Error(name + ": has " + num(length) + " bytes, expected at most " + std::to_string(max_length));
+    }
+    std::vector<std::uint8_t> out(static_cast<std::size_t>(length));
+    if (!out.empty() && attn_js_copy_bytes(v.as_handle(), out.data(), length) != 0) throw Error(name + ": could not be read");
+    return out;
 }
 
 std::size_t checked_product(std::size_t a, std::size_t b, std::size_t limit, const std::string& name) {

@@ -47,6 +47,10 @@ std::vector<T> number_array_arg(const val& v, const std::string& name, std::size
     return out;
 }
 
+// The bytes of `v`, a Uint8Array or an ArrayBuffer of at most max_length bytes (checked before the
+// copy); anything else is rejected naming `name`.
+std::vector<std::uint8_t> bytes_arg(const val& v, const std::string& name, std::size_t max_length);
+
 // a * b, or throws naming `name` when the product would pass `limit` (size_t is 32 bits in
 // WebAssembly, so unchecked products of JS sizes wrap).
 std::size_t checked_product(std::size_t a, std::size_t b, std::size_t limit, const std::string& name);

@@ -14,7 +14,8 @@ namespace attn::classic {
 namespace {
 
 constexpr std::size_t kMaxSequence = 256;
-constexpr std::size_t kMaxSentenceWords = 100;
+constexpr std::size_t kMaxSentenceBytes = 4096;  // bounds the tokeniser's and the suggestions' work
+constexpr std::size_t kMaxSuggestedWords = 3;      // unknown words a message names with suggestions
 
 bool is_search(const EncoderDecoderConfig& c) { return c.kind == EncoderDecoderKind::rnn_search; }
 // Width of an encoder state h_j: both directions in rnn_search.
@@ -215,6 +216,7 @@ struct Forward {
     std::vector<T> s, dz, dr, dc;                // decoder: s [ty + 1, n]
     std::vector<T> inputs;                       // [E y_{i-1}; c_i] [ty, m + dh]
     std::vector<T> alignment_tanh;               // tanh(W_a s_{i-1} + U_a h_j) [ty, tx, a]
+    std::vector<T> scores;                       // e_ij [ty, tx]
     std::vector<T> alpha;                        // [ty, tx]
     std::vector<T> hidden;                       // t_i [ty, l]
     std::vector<T> probs;                        // [ty, Vt]
@@ -277,6 +279,7 @@ public:
         const T* s_prev = &f.s[i * n_];
         if (search()) {
             f.alignment_tanh.resize((i + 1) * tx * a_);
+            f.scores.resize((i + 1) * tx);
             f.alpha.resize((i + 1) * tx);
             std::vector<T> query(a_, T(0));
             add_mat_vec(p_.attention_w, a_, n_, s_prev, query.data());
@@ -288,7 +291,7 @@ public:
                     g[k] = std::tanh(query[k] + f.projected[j * a_ + k]);
                     e += p_.attention_v[k] * g[k];
                 }
-                alpha[j] = e;
+                f.scores[i * tx + j] = alpha[j] = e;
             }
             softmax_in_place(alpha, tx);
             std::fill_n(context, dh_, T(0));
@@ -443,6 +446,42 @@ private:
     std::size_t n_, m_, dh_, a_, l_, vt_;
 };
 
+// rows x cols values, row r starting at data + r * stride, as a double Matrix.
+template <typename T>
+Matrix to_matrix(const T* data, std::size_t rows, std::size_t cols, std::size_t stride) {
+    Matrix out(rows, cols);
+    for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t c = 0; c < cols; ++c) out.data[r * cols + c] = static_cast<double>(data[r * stride + c]);
+    return out;
+}
+
+// The sentence: naming every word outside the source vocabulary (up to kMaxSuggestedWords of them)
+// with the closest words that are in it, so that a reader can fix what they typed.
+[[noreturn]] void throw_unknown_words(const std::vector<std::string>& unknown, const Vocabulary& vocabulary) {
+    const std::size_t known = vocabulary.size() - (kEosId + 1);
+    const auto quoted = [](const std::string& w) { return "'" + w + "'"; };
+    const auto list = [&](const std::vector<std::string>& words) {
+        std::string s;
+        for (std::size_t k = 0; k < words.size(); ++k) s += (k == 0 ? "" : k + 1 == words.size() ? " or " : ", ") + quoted(words[k]);
+        return s;
+    };
+    std::string message = "sentence: ";
+    for (std::size_t k = 0; k < unknown.size() && k < kMaxSuggestedWords; ++k) {
+        message += (k == 0 ? "" : k + 1 == std::min(unknown.size(), kMaxSuggestedWords) ? " and " : ", ") + quoted(unknown[k]);
+    }
+    if (unknown.size() > kMaxSuggestedWords) message += " (and " + std::to_string(unknown.size() - kMaxSuggestedWords) + " more)";
+    message += unknown.size() == 1 ? " is" : " are";
+    message += " not in this model's vocabulary of " + std::to_string(known) + " English words; try ";
+    if (unknown.size() == 1) {
+        message += list(vocabulary.closest(unknown[0], kMaxSuggestedWords));
+    } else {
+        for (std::size_t k = 0; k < unknown.size() && k < kMaxSuggestedWords; ++k) {
+            message += (k == 0 ? "" : ", ") + quoted(vocabulary.closest(unknown[k], 1).at(0)) + " for " + quoted(unknown[k]);
+        }
+    }
+    throw Error(message);
+}
+
 template <typename T>
 void check_sequences(const EncoderDecoder<T>& model, const std::vector<int>& source) {
     if (model.values.size() != (model.tensors.empty() ? 0 : model.tensors.back().offset + model.tensors.back().size())) {
@@ -561,16 +600,21 @@ Decoded greedy_decode(const EncoderDecoder<T>& model, const std::vector<int>& so
         const T* p = &f.probs[i * net.target_vocab()];
         previous = static_cast<int>(std::max_element(p, p + net.target_vocab()) - p);
         out.target.push_back(previous);
+        out.trace.probabilities.push_back(static_cast<double>(p[previous]));
     }
+    const std::size_t steps = out.target.size(), tx = source.size();
     if (net.search()) {
-        out.alignment = Matrix(out.target.size(), source.size());
-        for (std::size_t k = 0; k < out.alignment.data.size(); ++k) out.alignment.data[k] = static_cast<double>(f.alpha[k]);
+        out.alignment = to_matrix(f.alpha.data(), steps, tx, tx);
+        out.trace.scores = to_matrix(f.scores.data(), steps, tx, tx);
     }
+    const std::size_t n = model.config.hidden_dim, dh = state_dim(model.config), m = model.config.embed_dim;
+    out.trace.queries = to_matrix(f.s.data(), steps, n, n);
+    out.trace.contexts = to_matrix(f.inputs.data() + m, steps, dh, m + dh);  // x_i = [E y_{i-1}; c_i]
+    out.trace.annotations = to_matrix(f.states.data(), tx, dh, dh);
     return out;
 }
 
 Translation translate(const EncoderDecoder<float>& model, const std::string& english) {
-    std::vector<std::string> words = tokenize(english);
     const Vocabulary& source_vocab = source_vocabulary();
     const Vocabulary& target_vocab = target_vocabulary();
     if (model.config.source_vocab != source_vocab.size() || model.config.target_vocab != target_vocab.size()) {
@@ -578,13 +622,27 @@ Translation translate(const EncoderDecoder<float>& model, const std::string& eng
                     std::to_string(model.config.target_vocab) + ") are not the corpus's (" +
                     std::to_string(source_vocab.size()) + ", " + std::to_string(target_vocab.size()) + ")");
     }
-    const std::vector<int> source = source_vocab.encode(words, kMaxSentenceWords);
+    if (english.size() > kMaxSentenceBytes) {
+        throw Error("sentence: must be at most " + std::to_string(kMaxSentenceBytes) + " characters, got " +
+                    std::to_string(english.size()));
+    }
+    std::vector<std::string> words = tokenize_reader_sentence(english);
+    if (words.empty() || words.size() > kMaxTranslationWords) {
+        throw Error("sentence: must hold 1 to " + std::to_string(kMaxTranslationWords) + " words (the full stop counts), got " +
+                    std::to_string(words.size()));
+    }
+    std::vector<std::string> unknown;
+    for (const std::string& w : words)
+        if (!source_vocab.contains(w) && std::find(unknown.begin(), unknown.end(), w) == unknown.end()) unknown.push_back(w);
+    if (!unknown.empty()) throw_unknown_words(unknown, source_vocab);
+    const std::vector<int> source = source_vocab.encode(words, kMaxTranslationWords);
     Decoded decoded = greedy_decode(model, source, 2 * words.size() + 10);
     Translation t;
     t.source = std::move(words);
     t.source.emplace_back(kEosToken);
     for (int id : decoded.target) t.target.push_back(target_vocab.word(id));
     t.alignment = std::move(decoded.alignment);
+    t.trace = std::move(decoded.trace);
     return t;
 }
 

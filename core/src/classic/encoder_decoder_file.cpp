@@ -10,7 +10,8 @@
 namespace attn::classic {
 namespace {
 
-constexpr std::string_view kMagic = "ATTNED01";
+constexpr std::string_view kMagic = "ATTNED01";  // "ATTNED" then the format version, "01"
+constexpr std::size_t kVersionDigits = 2;
 constexpr std::size_t kMaxProvenance = 64 * 1024;
 
 // float <-> its IEEE-754 bits (memcpy: Emscripten 3.1.6's libc++ has no std::bit_cast).
@@ -45,7 +46,7 @@ public:
         const auto s = take(4, what);
         return std::uint32_t(s[0]) | std::uint32_t(s[1]) << 8 | std::uint32_t(s[2]) << 16 | std::uint32_t(s[3]) << 24;
     }
-    bool done() const { return pos_ == bytes_.size(); }
+    std::size_t remaining() const { return bytes_.size() - pos_; }
 
 private:
     std::span<const std::uint8_t> bytes_;
@@ -91,8 +92,17 @@ std::vector<std::uint8_t> save_encoder_decoder_int8(const EncoderDecoder<float>&
 LoadedEncoderDecoder load_encoder_decoder_int8(std::span<const std::uint8_t> bytes) {
     Reader in(bytes);
     const auto magic = in.take(kMagic.size(), "magic number");
-    if (!std::equal(magic.begin(), magic.end(), kMagic.begin())) {
+    const std::size_t prefix = kMagic.size() - kVersionDigits;
+    if (!std::equal(magic.begin(), magic.begin() + static_cast<std::ptrdiff_t>(prefix), kMagic.begin())) {
         throw Error("bytes: not an encoder-decoder weights file (no \"ATTNED01\" at the start)");
+    }
+    if (!std::equal(magic.begin() + static_cast<std::ptrdiff_t>(prefix), magic.end(), kMagic.begin() + prefix)) {
+        std::string version;
+        for (auto b = magic.begin() + static_cast<std::ptrdiff_t>(prefix); b != magic.end(); ++b) {
+            version += (*b >= 0x20 && *b < 0x7f) ? static_cast<char>(*b) : '?';
+        }
+        throw Error("bytes: weights file version \"" + version + "\" is not supported (this build reads version \"" +
+                    std::string(kMagic.substr(prefix)) + "\")");
     }
     EncoderDecoderConfig c;
     const std::uint32_t kind = in.u32("header");
@@ -108,6 +118,14 @@ LoadedEncoderDecoder load_encoder_decoder_int8(std::span<const std::uint8_t> byt
     loaded.provenance.assign(provenance.begin(), provenance.end());
     loaded.model.config = c;
     loaded.model.tensors = parameter_layout(c);  // validates the widths read
+    // The header's widths fix the file's size: check it before allocating for them, so that a
+    // corrupt header cannot ask for hundreds of megabytes.
+    const std::uint64_t needed = std::uint64_t{4} * loaded.model.tensors.size() + loaded.model.tensors.back().offset +
+                                 loaded.model.tensors.back().size();
+    if (needed != in.remaining()) {
+        throw Error("bytes: the header's sizes need " + std::to_string(needed) + " bytes of weights, the file holds " +
+                    std::to_string(in.remaining()));
+    }
     loaded.model.values.resize(loaded.model.tensors.back().offset + loaded.model.tensors.back().size());
     for (const ParameterTensor& t : loaded.model.tensors) {
         const float scale = bits_float(in.u32("weights"));
@@ -117,7 +135,6 @@ LoadedEncoderDecoder load_encoder_decoder_int8(std::span<const std::uint8_t> byt
             loaded.model.values[t.offset + k] = float(static_cast<std::int8_t>(q[k])) * scale;
         }
     }
-    if (!in.done()) throw Error("bytes: trailing data after the last tensor");
     return loaded;
 }
 

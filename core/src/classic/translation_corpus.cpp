@@ -403,6 +403,26 @@ std::vector<std::string> tokenize(std::string_view text) {
     return tokens;
 }
 
+std::vector<std::string> tokenize_reader_sentence(std::string_view text) {
+    constexpr std::string_view punctuation = ".,;:!?";
+    std::string spaced;
+    spaced.reserve(text.size() + 8);
+    for (const char ch : text) {
+        if (punctuation.find(ch) != std::string_view::npos) {
+            spaced += ' ';
+            spaced += ch;
+            spaced += ' ';
+        } else if (ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f' || ch == '\v') {
+            spaced += ' ';
+        } else {
+            spaced += (ch >= 'A' && ch <= 'Z') ? static_cast<char>(ch - 'A' + 'a') : ch;
+        }
+    }
+    std::vector<std::string> tokens = tokenize(spaced);
+    if (!tokens.empty() && tokens.back() != ".") tokens.emplace_back(".");
+    return tokens;
+}
+
 std::string join_tokens(const std::vector<std::string>& tokens) {
     std::string s;
     for (const std::string& t : tokens) {
@@ -479,6 +499,34 @@ int Vocabulary::id(const std::string& word) const {
     const auto it = index_.find(word);
     if (it == index_.end()) throw Error("word '" + word + "' is not in the vocabulary (out of vocabulary)");
     return it->second;
+}
+
+namespace {
+
+// Levenshtein distance by byte, two rows.
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+    std::vector<std::size_t> previous(b.size() + 1), current(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) previous[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        current[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            current[j] = std::min({previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+        }
+        previous.swap(current);
+    }
+    return previous[b.size()];
+}
+
+}  // namespace
+
+std::vector<std::string> Vocabulary::closest(const std::string& word, std::size_t count) const {
+    std::vector<std::size_t> distance(words_.size());
+    std::size_t best = std::string::npos;
+    for (std::size_t id = kEosId + 1; id < words_.size(); ++id) best = std::min(best, distance[id] = edit_distance(word, words_[id]));
+    std::vector<std::string> out;
+    for (std::size_t id = kEosId + 1; id < words_.size() && out.size() < count; ++id)
+        if (distance[id] == best) out.push_back(words_[id]);
+    return out;
 }
 
 std::vector<int> Vocabulary::encode(const std::vector<std::string>& tokens, std::size_t max_tokens) const {

@@ -81,11 +81,22 @@ template <typename T>
 T sentence_loss(const EncoderDecoder<T>& model, const std::vector<int>& source, const std::vector<int>& target,
                 std::type_identity_t<std::vector<T>>* gradient);
 
+// What the decoder computed at each output step, for a figure to show (the alignment model's
+// inputs and outputs, Bahdanau et al. eqs. 5-6). Row i is output step i.
+struct DecoderTrace {
+    Matrix queries;      // s_{i-1}, the state the alignment model scores against: [steps, hidden_dim]
+    Matrix scores;       // e_ij before the softmax: [steps, source length]; rnn_enc: 0 x 0
+    Matrix contexts;     // c_i the decoder read: [steps, state width] (rnn_enc: the fixed h_Tx every row)
+    Matrix annotations;  // the encoder states h_j: [source length, state width] (2 x hidden_dim in rnn_search)
+    std::vector<double> probabilities;  // p(y_i) of the word emitted at step i
+};
+
 struct Decoded {
     std::vector<int> target;  // ids, ending in <eos> unless max_target_tokens was reached
     // alpha_ij: [target.size(), source.size()], row i the weights output i put on each source
     // position (<eos> included). rnn_enc has no alignment: 0 x 0.
     Matrix alignment;
+    DecoderTrace trace;
 };
 
 // Greedy decoding: the most probable word at each step, until <eos> or max_target_tokens words.
@@ -93,14 +104,18 @@ struct Decoded {
 template <typename T>
 Decoded greedy_decode(const EncoderDecoder<T>& model, const std::vector<int>& source, std::size_t max_target_tokens);
 
-// The inference entry point for the corpus's vocabularies: tokenises an English sentence
-// (attn::classic::tokenize), decodes it greedily (up to 2 x source + 10 words) and returns the
-// French words and alpha with its row and column labels. Throws attn::Error naming the first word
-// that is not in the source vocabulary, and if the sentence is empty or longer than 100 words.
+// The inference entry point for the corpus's vocabularies: reads an English sentence as a reader
+// types it (attn::classic::tokenize_reader_sentence: any case, punctuation attached, the final
+// full stop optional), decodes it greedily (up to 2 x source + 10 words) and returns the French
+// words and alpha with its row and column labels. Throws attn::Error if the sentence is empty or
+// longer than kMaxTranslationWords tokens, and, naming every word that is not in the source
+// vocabulary with the closest words that are, if there are such words.
+inline constexpr std::size_t kMaxTranslationWords = 100;
 struct Translation {
     std::vector<std::string> source;  // the tokens read, then "<eos>": alignment's columns
     std::vector<std::string> target;  // the words produced, then "<eos>" if produced: its rows
     Matrix alignment;                 // [target.size(), source.size()]; 0 x 0 for rnn_enc
+    DecoderTrace trace;
 };
 Translation translate(const EncoderDecoder<float>& model, const std::string& english);
 

@@ -45,6 +45,12 @@ SentencePair canonical_pair();
 std::vector<std::string> tokenize(std::string_view text);
 std::string join_tokens(const std::vector<std::string>& tokens);
 
+// An English sentence as a reader types it, in the corpus's tokenisation: ASCII letters
+// lower-cased, any white space separating words, each of . , ; : ! ? a token of its own, and a
+// final "." added when the sentence does not end in one (every sentence of the corpus does).
+// Returns no tokens for a blank text.
+std::vector<std::string> tokenize_reader_sentence(std::string_view text);
+
 // The pair the grammar derives from one seed: a pure function of `seed`.
 SentencePair generate_pair(std::uint64_t seed);
 
@@ -89,6 +95,10 @@ public:
     // Throws attn::Error naming the word when it is not in the vocabulary ("out of vocabulary").
     int id(const std::string& word) const;
     bool contains(const std::string& word) const { return index_.count(word) != 0; }
+    // The words of the vocabulary (special tokens excluded) nearest to `word` in edit distance
+    // (Levenshtein, by byte): all those at the smallest distance, at most `count`, in vocabulary
+    // order. A word one typo away gets that word, not a list padded with unrelated ones.
+    std::vector<std::string> closest(const std::string& word, std::size_t count) const;
     // Ids of the tokens followed by <eos>; throws attn::Error naming the first unknown word, and if
     // there are no tokens or more than `max_tokens`.
     std::vector<int> encode(const std::vector<std::string>& tokens, std::size_t max_tokens) const;

@@ -1,0 +1,109 @@
+// The alignment drawing, one decoder step at a time: the source words across the top, the scores
+// e_ij of the current step as a row of bars over them, the heatmap of alpha_ij (one row per emitted
+// French word, filled up to the current step), and below it the step's vectors as strips: the
+// query s_{i-1}, the strongest annotation h_j* and the context c_i = sum_j alpha_ij h_j.
+// Drawn in CSS pixels at the element's width, so the words keep their size on a phone.
+import { useMemo } from 'preact/hooks';
+import { fitText, textWidth } from '../shared/canvas';
+import { colors } from '../shared/theme';
+import { useWidth } from '../shared/useWidth';
+import { rowOf, type Figure } from './model';
+
+// Heights of the score bars' row and of each vector strip (and the gap between strips): wide, phone.
+const BAR_H = [48, 36];
+const STRIP_H = [14, 10];
+const STRIP_GAP = [6, 4];
+
+// A value of a state vector (each in (-1, 1): GRU states and their averages) as a colour:
+// blue for positive, red for negative, opacity by magnitude.
+const vectorCell = (v: number) => ({ fill: v >= 0 ? colors.active : colors.hbm, 'fill-opacity': Math.min(1, Math.abs(v)).toFixed(3) });
+
+function Strip({ label, values, x0, width, y, height, testid, font }: {
+  label: string; values: Float64Array; x0: number; width: number; y: number; height: number; testid: string; font: number;
+}) {
+  const w = width / values.length;
+  return (
+    <g data-testid={testid}>
+      <text x={x0 - 8} y={y + height / 2} class="row-label" text-anchor="end" dominant-baseline="middle" font-size={font}
+        {...fitText(label, `${font}px system-ui, sans-serif`, x0 - 12)}>{label}</text>
+      <rect x={x0} y={y} width={width} height={height} class="strip-frame" />
+      {Array.from(values, (v, k) => <rect key={k} x={x0 + k * w} y={y} width={Math.max(w - 0.5, 0.5)} height={height} {...vectorCell(v)} data-value={v} />)}
+    </g>
+  );
+}
+
+export function Alignment({ figure: f, step }: { figure: Figure; step: number }) {
+  const [ref, width] = useWidth<HTMLDivElement>();
+  const narrow = width < 640;
+  const labelW = narrow ? 78 : 104;
+  const right = narrow ? 22 : 30;  // room for the last source word, drawn at an angle
+  const gridW = Math.max(width - labelW - right, 40);
+  const cellW = gridW / f.tx;
+  // Rows share a fixed height budget, so a long translation makes the rows thinner, not the frame taller.
+  const cellH = Math.min(Math.max(cellW * 0.75, 13), 18, Math.max((narrow ? 200 : 270) / f.ty, 9));
+  const labelFont = narrow ? 11 : 13;
+  const rowFont = Math.min(labelFont, cellH);
+  // The source words, at an angle: as tall as the longest one needs (its width times sin 55°).
+  const longest = Math.max(...f.source.map((w) => textWidth(w, `650 ${labelFont}px system-ui, sans-serif`)));
+  const headH = Math.ceil(longest * Math.sin((55 * Math.PI) / 180)) + 10;
+  const size = narrow ? 1 : 0;
+  const barH = BAR_H[size], stripH = STRIP_H[size], stripGap = STRIP_GAP[size];
+  const barTop = headH, gridTop = headH + barH + 6;
+  const gridH = f.ty * cellH;
+  const stripsTop = gridTop + gridH + (narrow ? 8 : 14);
+  const height = stripsTop + 3 * (stripH + stripGap);
+  const x = (j: number) => labelW + j * cellW;
+  const y = (i: number) => gridTop + i * cellH;
+  // Each row's cells, made once per sentence and size: a step re-renders the same elements, which
+  // Preact then skips, so a step costs its own row, bars and strips, not the whole heatmap.
+  const cells = useMemo(() => f.target.map((_, i) => Array.from(rowOf(f.alignment, i), (v, j) => (
+    <rect key={j} x={x(j)} y={y(i)} width={cellW} height={cellH} class="cell" fill={colors.active}
+      fill-opacity={v.toFixed(4)} data-alpha={v} />))), [f, labelW, cellW, cellH, gridTop]);
+  const e = rowOf(f.scores, step), a = rowOf(f.alignment, step);
+  const span = f.scoreMax - f.scoreMin || 1;
+  const zeroY = barTop + (barH * f.scoreMax) / span;  // the bars' baseline, e = 0
+  const barY = (v: number) => barTop + (barH * (f.scoreMax - v)) / span;
+  const strongest = f.strongest[step];
+  return (
+    <div ref={ref} class="alignment-frame" data-drawing>
+      <svg class="alignment" width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img"
+        aria-label={`Alignment of ${f.tx} source tokens and ${f.ty} output words; step ${step + 1}: ${f.target[step]} puts ${a[strongest].toFixed(2)} of its weight on ${f.source[strongest]}`}>
+        <g class="source-words" data-testid="source-words">
+          {f.source.map((w, j) => (
+            <text key={j} transform={`translate(${x(j) + cellW / 2 + 4} ${headH - 4}) rotate(-55)`} font-size={labelFont}
+              class={j === strongest ? 'col-label current' : 'col-label'}>{w}</text>
+          ))}
+        </g>
+        <g class="score-bars" data-testid="score-bars">
+          <text x={labelW - 8} y={barTop + barH / 2} class="row-label" text-anchor="end" dominant-baseline="middle" font-size={labelFont}>scores e</text>
+          <line x1={labelW} x2={labelW + gridW} y1={zeroY} y2={zeroY} class="baseline" />
+          {Array.from(e, (v, j) => {
+            const top = Math.min(barY(v), zeroY), h = Math.abs(barY(v) - zeroY);
+            return <rect key={j} x={x(j) + cellW * 0.15} y={top} width={cellW * 0.7} height={Math.max(h, 0.5)}
+              class={j === strongest ? 'bar strongest' : 'bar'} data-score={v} />;
+          })}
+        </g>
+        <g class="heatmap" data-testid="heatmap">
+          {f.target.map((word, i) => (
+            <g key={i} data-testid={`row-${i}`} data-state={i < step ? 'done' : i === step ? 'current' : 'pending'}>
+              <text x={labelW - 8} y={y(i) + cellH / 2} class={i === step ? 'row-label current' : 'row-label'} text-anchor="end"
+                dominant-baseline="middle" font-size={rowFont}
+                {...(i <= step ? fitText(word, `${i === step ? 650 : 400} ${rowFont}px system-ui, sans-serif`, labelW - 12) : {})}>{i <= step ? word : ''}</text>
+              {i <= step ? cells[i] : <rect x={labelW} y={y(i)} width={gridW} height={cellH} class="pending-row" />}
+            </g>
+          ))}
+          <rect x={labelW} y={y(step)} width={gridW} height={cellH} class="current-row" data-testid="current-row" />
+          <rect x={labelW} y={gridTop} width={gridW} height={gridH} class="grid-frame" />
+        </g>
+        <g class="strips">
+          <Strip label="query s(i−1)" values={rowOf(f.queries, step)} x0={labelW} width={gridW} y={stripsTop} height={stripH}
+            testid="query-strip" font={labelFont} />
+          <Strip label={`h ‘${f.source[strongest]}’`} values={rowOf(f.annotations, strongest)} x0={labelW} width={gridW}
+            y={stripsTop + stripH + stripGap} height={stripH} testid="annotation-strip" font={labelFont} />
+          <Strip label="context c(i)" values={rowOf(f.contexts, step)} x0={labelW} width={gridW} y={stripsTop + 2 * (stripH + stripGap)}
+            height={stripH} testid="context-strip" font={labelFont} />
+        </g>
+      </svg>
+    </div>
+  );
+}

@@ -1,0 +1,1 @@
+function e(e,t,n){let r=t.gpu;if(r===void 0)return{gpu:n,notice:null};let i=e.gpuPresets();if(i.some(e=>e.id===r))return{gpu:r,notice:null};let a=i.find(e=>e.id===n)?.name??n;return{gpu:n,notice:`This link asks for a GPU the figure does not know (“${r.slice(0,40)}”), so it shows the ${a}. Choose another GPU from the list.`}}export{e as t};
