@@ -1,0 +1,39 @@
+// The figure's state: the d_k shown (the stepper's step, d_k = 4 ... 512) and the seed of the draws,
+// restored from and written to the URL hash. A seed the core rejects, or a step outside the d_k
+// range, leaves the figure as it was and sets `error`, which the page displays.
+import { signal } from '@preact/signals';
+import type { AttnClassic } from '../../../wasm/load';
+import { readHash, syncHash } from '../shared/hashState';
+import { createStepper } from '../shared/stepper';
+import { buildExample, DIMS, MAX_SEED, type Example } from './model';
+
+const DEFAULT_SEED = 1;
+
+export function createFigureState(core: AttnClassic) {
+  const hash = readHash();
+  const step = hash.step === undefined ? 0 : Number(hash.step);
+  const stepOk = Number.isInteger(step) && step >= 0 && step < DIMS.length;
+  const stepper = createStepper(DIMS.length, stepOk ? step : 0);
+  const example = signal<Example>(buildExample(core, DEFAULT_SEED));
+  const error = signal<string | null>(null);
+
+  const loadSeed = (seed: number, asTyped: string = String(seed)) => {
+    try {
+      example.value = buildExample(core, seed);
+      error.value = null;
+    } catch (e) {
+      error.value = `Seed "${asTyped}" was rejected by the core: ${(e as Error).message}`;
+    }
+  };
+  // Resample: the next seed's draws, at the same d_k.
+  const resample = () => loadSeed((example.value.seed % MAX_SEED) + 1);
+  if (hash.seed !== undefined) loadSeed(Number(hash.seed), hash.seed);
+  if (!stepOk) {
+    error.value = `Step "${hash.step}" is not one of the figure's steps: it must be a whole number from 0 to ${DIMS.length - 1} (d_k = ${DIMS[0]} to ${DIMS[DIMS.length - 1]}).`;
+  }
+
+  syncHash(() => ({ step: stepper.step.value, seed: example.value.seed }));
+  return { stepper, example, error, resample };
+}
+
+export type FigureState = ReturnType<typeof createFigureState>;
