@@ -27,6 +27,10 @@ const PAGES = [
   '/visualizations/online-softmax/#step=99',
   '/visualizations/sliding-window-receptive-field/',
   '/visualizations/sliding-window-receptive-field/#layers=8&window=6&step=5',
+  '/visualizations/attention-scoring-functions/',
+  '/visualizations/attention-scoring-functions/#step=7&seed=3',
+  '/visualizations/attention-multihead-self/',
+  '/visualizations/attention-multihead-self/#step=4&heads=1010&token=8',
 ];
 
 let site;
