@@ -81,6 +81,8 @@ function templates(name, m) {
     ['positionalEncoding', [{ numPositions: 7, dModel: 8 }]],
     ['scoreFlops', [{ kind: 'dot', queryDim: 3 }]],
     ['multiHeadAttention', [{ mode: 'self', x: m.randomNormal([1, 1, 4, 6], 4, 1), xShape: [1, 4, 6], numHeads: 3, headDim: 2, weightsSeed: 1 }]],
+    // Given projections next to a seed (the rest drawn), as the multi-head figure calls it.
+    ['multiHeadAttention', [{ mode: 'self', x: m.randomNormal([1, 1, 4, 6], 4, 1), xShape: [1, 4, 6], numHeads: 3, headDim: 2, weightsSeed: 1, wQ: m.randomNormal([1, 3, 6, 2], 5, 1) }]],
   ];
 }
 
