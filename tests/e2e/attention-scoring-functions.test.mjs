@@ -109,7 +109,7 @@ test('keyboard steps and plays; reduced motion reaches d_k = 512 without transit
   assert.equal(await page.getByTestId('dk').textContent(), '4');
   await page.keyboard.press('k');
   await page.waitForFunction(() => document.querySelector('[data-testid="dk"]').textContent === '512', null, { timeout: 20000 });
-  assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector('.scoring .bar')).transitionDuration), '0s');
+  assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector('.scoring .point')).transitionDuration), '0s');
   assert.deepEqual(problems, []);
   await close();
 });

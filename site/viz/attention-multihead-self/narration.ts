@@ -38,7 +38,7 @@ export function narration(f: Figure, step: number, visible: boolean[], selected:
     case 1:
       return `Head 2, syntactic head: each word attends to its head in a dependency parse, e.g. ${arrow(f, 1, 1)}, ${arrow(f, 1, ANIMAL)} and ${arrow(f, 1, IT)}. Clark et al. found BERT heads that follow particular relations, such as determiners to their nouns, far above chance.`;
     case 2:
-      return `Head 3, coreference: ${arrow(f, 2, IT)}, the word “it” refers to. Tokens with nothing to resolve park their weight on [SEP] (at least ${fmt(Math.min(...Array.from({ length: N }, (_, i) => (i === IT ? 1 : w(f, 2, i, SEP)))), 2)}).`;
+      return `Head 3, coreference: ${arrow(f, 2, IT)}: the pronoun attends to the noun it stands for. Tokens with nothing to resolve park their weight on [SEP] (at least ${fmt(Math.min(...Array.from({ length: N }, (_, i) => (i === IT ? 1 : w(f, 2, i, SEP)))), 2)}).`;
     case 3:
       return `Head 4, broadcast: every token sends at least ${fmt(minOnTarget(f, 3), 2)} of its attention to [SEP]. Clark et al. read this as a no-op: attending to [SEP] is how a head does nothing when its pattern does not apply.`;
     default: {
