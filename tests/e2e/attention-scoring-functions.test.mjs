@@ -38,7 +38,7 @@ async function assertShows(page, rows, step) {
     assert.deepEqual(drawn, Array.from(s.firstWeights), `${m} bars at d_k = ${row.dim}`);
     assert.equal(await page.getByTestId(`top-${m}`).textContent(), fmtSmall(Math.max(...s.firstWeights)));
     assert.match(await page.getByTestId(`variance-${m}`).textContent(), new RegExp(`${fmtVariance(s.variance)}$`));
-    assert.match(await page.getByTestId(`entropy-${m}`).textContent(), new RegExp(`${fmtSmall(s.entropy)} nats$`));
+    assert.match(await page.getByTestId(`entropy-${m}`).textContent(), new RegExp(`${fmt(s.entropy, 2)} nats$`));
     assert.equal(await page.getByTestId(`jacobian-${m}`).textContent(), `‖J‖ ${fmtSmall(s.jacobianNorm)}`);
     // The gradient chart: one point per d_k, the core's mean Jacobian norm.
     const points = await page.getByTestId(`line-${m}`).locator('circle').evaluateAll((cs) => cs.map((c) => Number(c.dataset.norm)));

@@ -3,6 +3,7 @@
 // many draws, and under them the norm of the softmax's Jacobian against d_k for all three (the
 // gradient that reaches the scores, vanishing for the unscaled dot product). Drawn in CSS pixels
 // at the element's width, so the text keeps its size on a phone.
+import { fmt } from '../shared/format';
 import { useWidth } from '../shared/useWidth';
 import { METHOD_COLORS } from './colors';
 import { fmtSmall, fmtVariance } from './format';
@@ -39,7 +40,7 @@ function Panel({ method, example, step, x, width, narrow, barTop, barH }: {
         {fmtSmall(w[top])}
       </text>
       <text x={x} y={line(0)} class="stat" data-testid={`variance-${method}`}>{narrow ? 'var ' : 'variance '}<tspan class="num">{fmtVariance(s.variance)}</tspan></text>
-      <text x={x} y={line(1)} class="stat" data-testid={`entropy-${method}`}>{narrow ? 'H ' : 'entropy '}<tspan class="num">{fmtSmall(s.entropy)}</tspan> nats</text>
+      <text x={x} y={line(1)} class="stat" data-testid={`entropy-${method}`}>{narrow ? 'H ' : 'entropy '}<tspan class="num">{fmt(s.entropy, 2)}</tspan> nats</text>
       <text x={x} y={line(2)} class="stat" data-testid={`jacobian-${method}`}>‖J‖ <tspan class="num">{fmtSmall(s.jacobianNorm)}</tspan></text>
     </g>
   );
