@@ -130,6 +130,7 @@ test('a hash the figure cannot use says so and the figure keeps working', async 
 
 test('keyboard steps and plays; reduced motion reaches the last step without transitions', async () => {
   const { page, problems, close } = await site.open(VIZ, { reducedMotion: 'reduce' });
+  await page.locator('.viz-footer').waitFor();  // keys are heard once the figure has drawn
   await page.keyboard.press('ArrowRight');
   assert.equal((await settledHash(page)).step, '1');
   await page.keyboard.press('End');

@@ -100,6 +100,8 @@ test('a seed or step the figure cannot use says so and the figure keeps working'
 
 test('keyboard steps and plays; reduced motion reaches d_k = 512 without transitions', async () => {
   const { page, problems, close } = await site.open(VIZ, { reducedMotion: 'reduce' });
+  // The figure listens for keys once it has drawn (the experiment runs after the module loads).
+  await page.locator('.viz-footer').waitFor();
   await page.keyboard.press('ArrowRight');
   await page.keyboard.press('ArrowRight');
   assert.equal((await settledHash(page)).step, '2');
