@@ -115,6 +115,36 @@ export const SWEEPS = [
       }
     },
   },
+  {
+    name: 'attention-scoring-functions',
+    label: 'attention-scoring-functions',
+    path: '/visualizations/attention-scoring-functions/',
+    sweep: async (time, { step }) => {
+      const resample = () => [...document.querySelectorAll('button')].find((b) => b.textContent.trim() === 'Resample').click();
+      for (let round = 0; round < 2; round++) {
+        for (let i = 0; i < 7; i++) await time(() => step('forward'), 'step');
+        await time(resample, 'setting');
+        for (let i = 0; i < 7; i++) await time(() => step('back'), 'step');
+      }
+    },
+  },
+  {
+    name: 'attention-multihead-self',
+    label: 'attention-multihead-self',
+    path: '/visualizations/attention-multihead-self/',
+    sweep: async (time, { setValue, step }) => {
+      const toggles = () => document.querySelectorAll('.head-toggle');
+      const select = document.querySelector('.token-pick select');
+      for (let round = 0; round < 2; round++) {
+        for (let i = 0; i < 4; i++) await time(() => step('forward'), 'step');
+        for (const h of [0, 2, 0, 2]) await time(() => toggles()[h].click(), 'setting');
+        for (const t of ['8', '2', '11', '']) await time(() => setValue(select, t), 'setting');
+        await time(() => document.querySelector('[data-testid="from-4"]').dispatchEvent(new MouseEvent('click', { bubbles: true })), 'setting');
+        await time(() => document.querySelector('[data-testid="from-4"]').dispatchEvent(new MouseEvent('click', { bubbles: true })), 'setting');
+        for (let i = 0; i < 4; i++) await time(() => step('back'), 'step');
+      }
+    },
+  },
 ];
 
 /** The sweep of the visualization called `name`. */

@@ -230,3 +230,43 @@ TEST_CASE("classic softmax: weights, entropy and context vectors") {
     test::check_error([] { entropy_nats(std::vector<double>{1.5, -0.5}); }, ">= 0");
     test::check_error([&] { weighted_sum(a, Matrix(16, 5, 1.0)); }, "values: must have one row per key (17)");
 }
+
+TEST_CASE("classic softmax: the Jacobian's norm against the dense Jacobian and finite differences") {
+    const std::uint64_t seed = test::next_seed();
+    INFO("seed=" << seed);
+    for (std::size_t n : {1, 3, 17, 113}) {
+        CAPTURE(n);
+        const std::vector<double> scores = random_normal({1, 1, 1, n}, seed + n, 2.0).data;
+        const std::vector<double> p = softmax(scores);
+        // The dense Jacobian d p_i / d e_j = p_i (delta_ij - p_j), entry by entry.
+        double dense_sq = 0, fd_sq = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            for (std::size_t j = 0; j < n; ++j) {
+                const double jij = p[i] * ((i == j ? 1.0 : 0.0) - p[j]);
+                dense_sq += jij * jij;
+            }
+        }
+        // Central differences of the softmax itself, column by column (error O(h^2) ~ 1e-10).
+        const double h = 1e-5;
+        for (std::size_t j = 0; j < n; ++j) {
+            std::vector<double> up = scores, down = scores;
+            up[j] += h;
+            down[j] -= h;
+            const std::vector<double> pu = softmax(up), pd = softmax(down);
+            for (std::size_t i = 0; i < n; ++i) fd_sq += std::pow((pu[i] - pd[i]) / (2 * h), 2);
+        }
+        const double norm = softmax_jacobian_norm(p);
+        CHECK(norm == doctest::Approx(std::sqrt(dense_sq)).epsilon(1e-13));
+        CHECK(norm == doctest::Approx(std::sqrt(fd_sq)).epsilon(1e-8));
+    }
+    // Uniform over n: sqrt(1/n - 1/n^2); one-hot: exactly 0 (n = 1 is one-hot).
+    CHECK(softmax_jacobian_norm(std::vector<double>(16, 1.0 / 16)) == doctest::Approx(std::sqrt(15.0 / 256)).epsilon(1e-14));
+    CHECK(softmax_jacobian_norm(std::vector<double>{0.0, 1.0, 0.0}) == 0.0);
+    // Saturated: scores 0 and -40 give p_2 = e^-40 / (1 + e^-40) and |J| = 2 p_1 p_2 ~ 8.5e-18, which
+    // the expanded formula sum p^2 - 2 sum p^3 + (sum p^2)^2 would lose entirely to rounding.
+    const std::vector<double> saturated = softmax(std::vector<double>{0.0, -40.0});
+    CHECK(softmax_jacobian_norm(saturated) == doctest::Approx(2 * saturated[0] * saturated[1]).epsilon(1e-12));
+    test::check_error([] { softmax_jacobian_norm(std::vector<double>{}); }, "weights: must hold at least one");
+    test::check_error([] { softmax_jacobian_norm(std::vector<double>{0.5, 0.4}); }, "weights: must sum to 1");
+    test::check_error([] { softmax_jacobian_norm(std::vector<double>{NAN, 1.0}); }, "weights: must be finite");
+}

@@ -30,6 +30,10 @@ const PAGES = [
   '/visualizations/sliding-window-receptive-field/#layers=8&window=6&step=5',
   '/visualizations/attention-bahdanau-alignment/',
   '/visualizations/attention-bahdanau-alignment/#sentence=own&text=the+agrement+was+signed&step=0',
+  '/visualizations/attention-scoring-functions/',
+  '/visualizations/attention-scoring-functions/#step=7&seed=3',
+  '/visualizations/attention-multihead-self/',
+  '/visualizations/attention-multihead-self/#step=4&heads=1010&token=8',
 ];
 
 let site;

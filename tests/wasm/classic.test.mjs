@@ -96,6 +96,34 @@ test('scalingExperiment: raw variance ~ d, scaled ~ 1, unscaled entropy falls, r
   throwsThenRecovers(() => core.scalingExperiment({ dims: [4096], trials: 1000, numKeys: 16 }), /in-browser limit/);
 });
 
+test('scalingExperiment: the softmax Jacobian norm and the first trial\'s scores and weights', () => {
+  const rows = core.scalingExperiment({ dims: [4, 64, 512], numKeys: 16, trials: 200, seed: 9 });
+  // The additive score costs (n + 1) d^2 per trial: fewer trials, the same first draw.
+  const additive = core.scalingExperiment({ dims: [4, 64, 512], numKeys: 16, trials: 10, seed: 9, includeAdditive: true });
+  rows.forEach((r, i) => { r.additive = additive[i].additive; });
+  for (const r of rows) {
+    for (const s of [r.raw, r.scaled, r.additive]) {
+      // diag(a) - a a^T is positive semi-definite: its Frobenius norm is at most its trace, below 1.
+      assert.ok(s.jacobianNorm > 0 && s.jacobianNorm < 1, `${r.dim}: ${s.jacobianNorm}`);
+      assert.ok(s.firstScores instanceof Float64Array && s.firstScores.length === 16);
+      // The reported weights are the softmax of the reported scores.
+      const max = Math.max(...s.firstScores);
+      const e = Array.from(s.firstScores, (x) => Math.exp(x - max));
+      const z = e.reduce((a, b) => a + b, 0);
+      e.forEach((x, j) => close(s.firstWeights[j], x / z, 1e-14));
+    }
+    r.raw.firstScores.forEach((x, j) => close(x, r.scaled.firstScores[j] * Math.sqrt(r.dim), 1e-12 * Math.max(1, Math.abs(x))));
+  }
+  // Unscaled, the gradient through the softmax collapses with d; scaled, it holds.
+  assert.ok(rows[2].raw.jacobianNorm < 0.35 * rows[2].scaled.jacobianNorm);
+  assert.ok(Math.abs(rows[0].scaled.jacobianNorm - rows[2].scaled.jacobianNorm) < 0.05);
+  // The first trial is the seed's (for the same dims), whatever the number of trials.
+  const one = core.scalingExperiment({ dims: [4, 64, 512], numKeys: 16, trials: 1, seed: 9, includeAdditive: true });
+  assert.deepEqual(one[1].additive.firstScores, rows[1].additive.firstScores);
+  assert.deepEqual(additive[1].raw.firstScores, rows[1].raw.firstScores);
+  assert.deepEqual(one[1].raw.firstWeights, rows[1].raw.firstWeights);
+});
+
 test('positionalEncoding: sin and cos of pos / 10000^(2i/d)', () => {
   const pe = core.positionalEncoding({ numPositions: 7, dModel: 8 });
   assert.deepEqual(pe.shape, [7, 8]);
@@ -179,6 +207,26 @@ test('multiHeadAttention: causal self-attention and its argument checks', () => 
   throwsThenRecovers(() => core.multiHeadAttention({ ...base, weightsSeed: undefined }), /weightsSeed: give either/);
   throwsThenRecovers(() => core.multiHeadAttention({ ...base, weightsSeed: undefined, wQ: [1], wK: [1], wV: [1], wO: [1] }), /w_q: must hold/);
   throwsThenRecovers(() => core.multiHeadAttention({ ...base, mode: 'cross' }), /encoder: missing/);
+});
+
+test('multiHeadAttention: with weightsSeed, a projection given replaces the drawn one and the rest stay drawn', () => {
+  const x = core.randomNormal([1, 1, 4, 6], 4, 1);
+  const base = { mode: 'self', x, xShape: [1, 4, 6], numHeads: 3, headDim: 2, weightsSeed: 1 };
+  const drawn = core.multiHeadAttention(base);
+  const wQ = core.randomNormal([1, 3, 6, 2], 5, 1);  // [numHeads, dModel, headDim]
+  const mixed = core.multiHeadAttention({ ...base, wQ });
+  // Q = x W_i^Q for each head, from the given matrix.
+  for (let h = 0; h < 3; h++) for (let i = 0; i < 4; i++) for (let c = 0; c < 2; c++) {
+    let want = 0;
+    for (let m = 0; m < 6; m++) want += x[i * 6 + m] * wQ[(h * 6 + m) * 2 + c];
+    close(mixed.q.data[(h * 4 + i) * 2 + c], want, 1e-12);
+  }
+  // K, V (drawn from the same seed) are unchanged; the weights move with Q.
+  assert.deepEqual(mixed.k.data, drawn.k.data);
+  assert.deepEqual(mixed.v.data, drawn.v.data);
+  assert.notDeepEqual(mixed.weights.data, drawn.weights.data);
+  throwsThenRecovers(() => core.multiHeadAttention({ ...base, weightsSeed: undefined, wQ }), /weightsSeed: give either/);
+  throwsThenRecovers(() => core.multiHeadAttention({ ...base, wO: [1, 2] }), /w_o: must hold/);
 });
 
 test('causal takes the same strings in every module; a boolean is refused with the shared message', () => {

@@ -85,6 +85,8 @@ test('multiHeadAttention refuses a 2^25-entry weight array before copying it (me
   const memory = classic.HEAP8.length;
   throwsNamed(() => classic.multiHeadAttention({ ...base, wQ: huge, wK: huge, wV: huge, wO: huge }),
     /wQ: has 33554432 entries, expected at most 1048576/);
+  // Also when the other projections are drawn from a seed.
+  throwsNamed(() => classic.multiHeadAttention({ ...base, weightsSeed: 1, wO: huge }), /wO: has 33554432 entries, expected at most 1048576/);
   assert.equal(classic.HEAP8.length, memory);
 });
 

@@ -88,6 +88,8 @@ function templates(name, m) {
     ['translationVocabulary', []],
     ['translationModelInfo', [{ model: TRANSLATION_MODEL }]],
     ['translateSentence', [{ model: TRANSLATION_MODEL, sentence: 'the agreement on the european economic area was signed in august 1992' }]],
+    // Given projections next to a seed (the rest drawn), as the multi-head figure calls it.
+    ['multiHeadAttention', [{ mode: 'self', x: m.randomNormal([1, 1, 4, 6], 4, 1), xShape: [1, 4, 6], numHeads: 3, headDim: 2, weightsSeed: 1, wQ: m.randomNormal([1, 3, 6, 2], 5, 1) }]],
   ];
 }
 

@@ -154,6 +154,9 @@ val stats_to_js(const ScoreStats& s) {
     out.set("entropy", s.entropy);
     out.set("entropyNormalized", s.entropy_normalized);
     out.set("maxWeight", s.max_weight);
+    out.set("jacobianNorm", s.jacobian_norm);
+    out.set("firstScores", typed_array(s.first_scores));
+    out.set("firstWeights", typed_array(s.first_weights));
     return out;
 }
 

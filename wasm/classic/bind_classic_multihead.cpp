@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attn/classic/multi_head.hpp"
@@ -50,13 +51,23 @@ MultiHeadWeights weights_arg(const val& in, std::size_t d_model) {
     const std::size_t heads = integer_arg(in, "numHeads", 1, kMaxHeads, 0);
     const std::size_t head_dim = integer_arg(in, "headDim", 1, kMaxWidth, 0);
     const std::size_t value_dim = integer_arg(in, "valueDim", 1, kMaxWidth, head_dim);
-    if (in["wQ"].isUndefined()) {
-        if (in["weightsSeed"].isUndefined()) throw Error("weightsSeed: give either weightsSeed or wQ, wK, wV and wO");
-        return random_multi_head_weights(d_model, heads, head_dim, value_dim, integer_arg(in, "weightsSeed", 0, kMaxSeed, 0));
+    // With a seed, each projection not given is drawn (a figure may fix W^Q, W^K to show a pattern
+    // and let W^V, W^O be generic); without one, all four must be given. Sizes and finiteness are
+    // checked by the core.
+    if (in["weightsSeed"].isUndefined()) {
+        for (const char* key : {"wQ", "wK", "wV", "wO"}) {
+            if (in[key].isUndefined()) throw Error("weightsSeed: give either weightsSeed or wQ, wK, wV and wO");
+        }
+        return {d_model, heads, head_dim, value_dim, weight_arg(in, "wQ"), weight_arg(in, "wK"), weight_arg(in, "wV"),
+                weight_arg(in, "wO")};
     }
-    // Sizes and finiteness are checked by the core.
-    return {d_model, heads, head_dim, value_dim, weight_arg(in, "wQ"), weight_arg(in, "wK"), weight_arg(in, "wV"),
-            weight_arg(in, "wO")};
+    MultiHeadWeights w =
+        random_multi_head_weights(d_model, heads, head_dim, value_dim, integer_arg(in, "weightsSeed", 0, kMaxSeed, 0));
+    const std::pair<const char*, std::vector<double>*> given[] = {{"wQ", &w.w_q}, {"wK", &w.w_k}, {"wV", &w.w_v}, {"wO", &w.w_o}};
+    for (const auto& [key, field] : given) {
+        if (!in[key].isUndefined()) *field = weight_arg(in, key);
+    }
+    return w;
 }
 
 val multi_head_attention_js(const val& in) {

@@ -90,6 +90,11 @@ export interface ScoreStatsInfo {
   entropyNormalized: number;
   /** Mean largest softmax weight (1 = one-hot). */
   maxWeight: number;
+  /** Mean Frobenius norm of the softmax Jacobian diag(a) - a a^T: 0 one-hot (no gradient reaches the scores), sqrt(1/n - 1/n^2) uniform, 0.5 for two equal weights. */
+  jacobianNorm: number;
+  /** The first trial's numKeys scores and their softmax (for one seed and dims, the same draw whatever trials is). */
+  firstScores: Float64Array;
+  firstWeights: Float64Array;
 }
 
 export interface ScalingRowInfo {
@@ -148,7 +153,8 @@ export interface PatternHeadInfo {
  * mode 'self': x is the sequence. mode 'cross': x is the decoder sequence (queries) and encoder the
  * encoder output (keys, values); cross-attention is never causal (a causal value other than 'none' throws) and keyLengths
  * are the encoder's valid lengths. Weights: wQ, wK [numHeads, dModel, headDim], wV [numHeads, dModel,
- * valueDim], wO [numHeads valueDim, dModel], or weightsSeed for N(0, 1/fan_in) weights.
+ * valueDim], wO [numHeads valueDim, dModel]; with weightsSeed, those not given are drawn N(0, 1/fan_in)
+ * (without it, all four are required).
  */
 export interface MultiHeadInput {
   mode: 'self' | 'cross';

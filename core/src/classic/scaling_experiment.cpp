@@ -4,6 +4,7 @@
 #include <cmath>
 #include <span>
 #include <string>
+#include <utility>
 
 #include "attn/classic/scoring.hpp"
 #include "attn/classic/softmax.hpp"
@@ -34,9 +35,14 @@ public:
             sum_sq_ += s * s;
         }
         count_ += scores.size();
-        const std::vector<double> w = softmax(scores);
+        std::vector<double> w = softmax(scores);
         entropy_ += entropy_nats(w);
         max_weight_ += *std::max_element(w.begin(), w.end());
+        jacobian_norm_ += softmax_jacobian_norm(w);
+        if (trials_ == 0) {
+            first_scores_.assign(scores.begin(), scores.end());
+            first_weights_ = std::move(w);
+        }
         ++trials_;
     }
 
@@ -48,11 +54,15 @@ public:
         s.entropy = entropy_ / t;
         s.entropy_normalized = s.entropy / std::log(static_cast<double>(num_keys));
         s.max_weight = max_weight_ / t;
+        s.jacobian_norm = jacobian_norm_ / t;
+        s.first_scores = first_scores_;
+        s.first_weights = first_weights_;
         return s;
     }
 
 private:
-    double sum_ = 0, sum_sq_ = 0, entropy_ = 0, max_weight_ = 0;
+    double sum_ = 0, sum_sq_ = 0, entropy_ = 0, max_weight_ = 0, jacobian_norm_ = 0;
+    std::vector<double> first_scores_, first_weights_;
     std::size_t count_ = 0, trials_ = 0;
 };
 

@@ -35,6 +35,10 @@ struct ScoreStats {
     double entropy = 0;             // mean over trials of the softmax entropy over the n keys, in nats
     double entropy_normalized = 0;  // entropy / ln(n): 1 = uniform, 0 = one-hot
     double max_weight = 0;          // mean over trials of the largest softmax weight (1 = one-hot)
+    double jacobian_norm = 0;       // mean over trials of softmax_jacobian_norm: how much gradient still
+                                    // reaches the scores (0 when one-hot)
+    std::vector<double> first_scores;   // the first trial's n scores, one draw a reader can look at
+    std::vector<double> first_weights;  // and their softmax
 };
 
 struct ScalingRow {

@@ -23,6 +23,12 @@ Matrix softmax_rows(const Matrix& scores);
 // one-hot weights. `weights` must be >= 0, finite, and sum to 1 within 1e-9.
 double entropy_nats(std::span<const double> weights);
 
+// Frobenius norm of the softmax's Jacobian d alpha / d e = diag(alpha) - alpha alpha^T, from the
+// weights alpha (same requirements as entropy_nats). It measures how much the weights can still
+// move when the scores do: 0 for one-hot weights (a saturated softmax passes no gradient back to
+// its scores -- Vaswani et al. 2017, footnote 4), sqrt(1/n - 1/n^2) for uniform weights over n keys.
+double softmax_jacobian_norm(std::span<const double> weights);
+
 // Context vectors c = weights * values: [queries, keys] x [keys, value_dim] -> [queries, value_dim].
 Matrix weighted_sum(const Matrix& weights, const Matrix& values);
 
