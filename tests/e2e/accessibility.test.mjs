@@ -27,6 +27,10 @@ const PAGES = [
   '/visualizations/online-softmax/#step=99',
   '/visualizations/sliding-window-receptive-field/',
   '/visualizations/sliding-window-receptive-field/#layers=8&window=6&step=5',
+  '/visualizations/kv-cache-evolution/',
+  '/visualizations/kv-cache-evolution/#model=deepseek-v2&ctx=131072&weights=1&step=3',
+  '/visualizations/decode-roofline/',
+  '/visualizations/decode-roofline/#model=deepseek-v2&gpu=a100-sxm-80gb&ctx=4096&batch=64&weights=0&step=8',
 ];
 
 let site;
