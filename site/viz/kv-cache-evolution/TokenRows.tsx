@@ -2,6 +2,7 @@
 // 2 H_q d_h fill the width), K/V blocks coloured by K/V head. Above them the query heads, coloured by
 // the cached head they read under the current scheme, with brackets over the heads that share one.
 // Rows after the current step are drawn faint: the figure steps through the schemes in order.
+import { useMemo } from 'preact/hooks';
 import { colors } from '../shared/theme';
 import { useWidth } from '../shared/useWidth';
 import { fmtBytes } from '../shared/format';
@@ -83,6 +84,10 @@ export function TokenRows({ fig, step }: { fig: Figure; step: number }) {
   const barH = narrow ? 12 : 18;
   const height = rowsTop + fig.rows.length * rowH;
   const current = fig.rows[step];
+  // The blocks are the model's cache shapes, whatever the context or step: kept, so a step or a new
+  // context redraws only the query strip, the rows' states and the numbers.
+  const blocks = useMemo(() => fig.rows.map((r, i) =>
+    <Blocks row={r} x0={0} y={rowsTop + i * rowH + (narrow ? 15 : 16)} h={barH} perElement={perElement} />), [fig.config.model, width]);
   return (
     <div ref={ref} class="token-rows-frame" data-drawing>
       <svg class="token-rows" width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img"
@@ -99,7 +104,7 @@ export function TokenRows({ fig, step }: { fig: Figure; step: number }) {
                 <tspan class="scheme-name">{SCHEME_NAMES[r.scheme]}</tspan>{` ${rowShape(r)}${r.step.ownScheme ? ' (this model)' : ''}`}
               </text>
               <text x={width} y={y + 12} text-anchor="end" class="row-bytes" data-testid={`row-bytes-${r.scheme}`}>{fmtBytes(r.step.kv.bytesPerToken)} / token</text>
-              <Blocks row={r} x0={0} y={y + (narrow ? 15 : 16)} h={barH} perElement={perElement} />
+              {blocks[i]}
             </g>
           );
         })}

@@ -42,8 +42,11 @@ export interface Figure {
 
 const fmtInt = (n: number) => n.toLocaleString('en-US');
 
-// Curves depend on the model and the weights setting only, so a context change reuses them.
+// Curves depend on the model only (the cache, not the weights), so a context change reuses them; the
+// presets never change.
 const curves = new Map<string, [number, number][]>();
+const presets = new Map<string, ModelPresetInfo>();
+let gpuName: string | undefined;
 
 function curveOf(core: AttnInference, model: string, scheme: KvSchemeName): [number, number][] {
   const key = `${model}/${scheme}`;
@@ -70,7 +73,8 @@ export function buildFigure(core: AttnInference, config: Config): Figure {
   }));
   const first = rows[0].step;
   return {
-    config, preset: core.modelPreset(model), rows, gpuName: core.gpuPreset(GPU).name,
+    config, preset: presets.get(model) ?? presets.set(model, core.modelPreset(model)).get(model)!, rows,
+    gpuName: (gpuName ??= core.gpuPreset(GPU).name),
     capacityBytes: first.hbmCapacityBytes, weightBytes: first.weightBytesRead,
   };
 }
