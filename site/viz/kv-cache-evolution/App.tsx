@@ -55,6 +55,7 @@ export function App({ state }: { state: FigureState }) {
           ...f.rows.map((r) => ({ swatch: SCHEME_COLORS[r.scheme], label: SCHEME_NAMES[r.scheme] })),
           { swatch: colors.heads[0], label: 'K/V head colours (MLA: latent blue, RoPE key amber)' },
           { swatch: colors.text, label: `${f.gpuName} memory (dashed)`, outline: true },
+          { swatch: colors.textMuted, label: '★ / (this model): the preset’s own cache; other rows keep its shape' },
         ]} />
       </Fold>
 

@@ -37,12 +37,14 @@ export function FitChart({ fig, step }: { fig: Figure; step: number }) {
           <g data-testid="memory-line" data-bytes={free}>
             <line x1={M.l} x2={width - M.r} y1={y(free)} y2={y(free)} class="memory-line" />
             <text x={M.l + 4} y={y(free) - 5} class="memory-label">
-              {fig.config.weights ? `${fig.gpuName}: ${fmtBytes(free)} left after the weights` : `${fig.gpuName}: ${fmtBytes(free)}`}
+              {narrow ? `${fmtBytes(free)} ${fig.config.weights ? 'free after the weights' : 'of GPU memory'}`
+                : `${fig.gpuName}: ${fmtBytes(free)}${fig.config.weights ? ' left after the weights' : ''}`}
             </text>
           </g>
         ) : (
           <text x={width - M.r} y={M.t + 12} text-anchor="end" class="memory-label over" data-testid="memory-line" data-bytes={free}>
-            The weights alone ({fmtBytes(fig.weightBytes)}) exceed {fig.gpuName}'s {fmtBytes(fig.capacityBytes)}
+            {narrow ? `Weights (${fmtBytes(fig.weightBytes)}) exceed ${fmtBytes(fig.capacityBytes)}`
+              : `The weights alone (${fmtBytes(fig.weightBytes)}) exceed ${fig.gpuName}'s ${fmtBytes(fig.capacityBytes)}`}
           </text>
         )}
         <line x1={cx} x2={cx} y1={M.t} y2={height - M.b} class="cursor" />

@@ -101,7 +101,7 @@ export function TokenRows({ fig, step }: { fig: Figure; step: number }) {
             <g key={r.scheme} class={`scheme-row ${state}`} data-testid={`row-${r.scheme}`} data-state={state}>
               <rect x={0} y={y + 4} width={9} height={9} rx={2} fill={SCHEME_COLORS[r.scheme]} />
               <text x={14} y={y + 12} class="row-label">
-                <tspan class="scheme-name">{SCHEME_NAMES[r.scheme]}</tspan>{` ${rowShape(r)}${r.step.ownScheme ? ' (this model)' : ''}`}
+                <tspan class="scheme-name">{SCHEME_NAMES[r.scheme]}</tspan>{` ${rowShape(r, narrow)}${r.step.ownScheme ? (narrow ? ' ★' : ' (this model)') : ''}`}
               </text>
               <text x={width} y={y + 12} text-anchor="end" class="row-bytes" data-testid={`row-bytes-${r.scheme}`}>{fmtBytes(r.step.kv.bytesPerToken)} / token</text>
               {blocks[i]}

@@ -87,7 +87,8 @@ export const fmtTokens = (t: number) => (t >= 1024 && t % 1024 === 0 ? `${t / 10
 export { fmtInt };
 
 /** What a row's blocks are: K/V heads, or the latent and the RoPE key. */
-export function rowShape(r: SchemeRow): string {
+export function rowShape(r: SchemeRow, short = false): string {
   const kv = r.step.kv;
-  return r.scheme === 'mla' ? `latent ${kv.latentDim} + RoPE key ${kv.ropeDim}` : `${kv.kvHeads} K + ${kv.kvHeads} V heads`;
+  if (r.scheme === 'mla') return short ? `latent ${kv.latentDim} + RoPE ${kv.ropeDim}` : `latent ${kv.latentDim} + RoPE key ${kv.ropeDim}`;
+  return `${kv.kvHeads} K + ${kv.kvHeads} V${short ? '' : ' heads'}`;
 }
