@@ -145,6 +145,40 @@ export const SWEEPS = [
       }
     },
   },
+  {
+    name: 'kv-cache-evolution',
+    label: 'kv-cache-evolution',
+    path: '/visualizations/kv-cache-evolution/',
+    sweep: async (time, { setValue, step }) => {
+      const q = (sel) => document.querySelector(sel);
+      const radio = (name) => [...document.querySelectorAll('[role="radio"]')].find((r) => r.textContent === name);
+      for (let round = 0; round < 2; round++) {
+        for (const c of [0, 8, 24, 40, 56, 16]) await time(() => setValue(q('input[aria-label="Context tokens"]'), c), 'setting');
+        for (const m of ['deepseek-v2', 'llama3-8b', 'mistral-7b', 'llama3-70b']) await time(() => setValue(q('select[aria-label="Model"]'), m), 'setting');
+        for (const w of ['Cache + weights', 'Cache only']) await time(() => radio(w).click(), 'setting');
+        for (let i = 0; i < 3; i++) await time(() => step('forward'), 'step');
+        for (let i = 0; i < 3; i++) await time(() => step('back'), 'step');
+      }
+    },
+  },
+  {
+    name: 'decode-roofline',
+    label: 'decode-roofline',
+    path: '/visualizations/decode-roofline/',
+    sweep: async (time, { setValue, step }) => {
+      const q = (sel) => document.querySelector(sel);
+      const radio = (name) => [...document.querySelectorAll('[role="radio"]')].find((r) => r.textContent === name);
+      for (let round = 0; round < 2; round++) {
+        for (const b of [0, 6, 12, 18, 19, 8]) await time(() => setValue(q('input[aria-label="Batch"]'), b), 'setting');
+        for (const c of [0, 12, 28, 12]) await time(() => setValue(q('input[aria-label="Context tokens"]'), c), 'setting');
+        for (const g of ['a100-sxm-80gb', 'b200', 'h100-sxm']) await time(() => setValue(q('select[aria-label="GPU"]'), g), 'setting');
+        for (const m of ['deepseek-v2', 'llama3-8b', 'llama3-70b']) await time(() => setValue(q('select[aria-label="Model"]'), m), 'setting');
+        for (const w of ['KV only', 'KV + weights']) await time(() => radio(w).click(), 'setting');
+        for (let i = 0; i < 7; i++) await time(() => step('forward'), 'step');
+        for (let i = 0; i < 7; i++) await time(() => step('back'), 'step');
+      }
+    },
+  },
 ];
 
 /** The sweep of the visualization called `name`. */

@@ -6,6 +6,7 @@ import type { AttnFlash } from './flash/module';
 import type { AttnInference } from './inference/module';
 import type { ModuleOptions } from './common/types';
 
+export type * from './common/presets';
 export type * from './common/types';
 export type * from './flash/attention';
 export type * from './flash/cost';
@@ -14,6 +15,7 @@ export type * from './flash/io';
 export type * from './inference/decode';
 export type * from './inference/kvschemes';
 export type * from './inference/paged';
+export type * from './inference/roofline';
 export type { AttnClassic, AttnFlash, AttnInference };
 
 export interface Modules {

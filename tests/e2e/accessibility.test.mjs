@@ -34,6 +34,10 @@ const PAGES = [
   '/visualizations/attention-scoring-functions/#step=7&seed=3',
   '/visualizations/attention-multihead-self/',
   '/visualizations/attention-multihead-self/#step=4&heads=1010&token=8',
+  '/visualizations/kv-cache-evolution/',
+  '/visualizations/kv-cache-evolution/#model=deepseek-v2&ctx=131072&weights=1&step=3',
+  '/visualizations/decode-roofline/',
+  '/visualizations/decode-roofline/#model=deepseek-v2&gpu=a100-sxm-80gb&ctx=4096&batch=64&weights=0&step=8',
 ];
 
 let site;

@@ -68,6 +68,9 @@ function templates(name, m) {
       ['ropeVector', [{ x: [1, 2, 3, 4, 5, 6], position: 3, layout: 'half_split' }]],
       ['pagedReplay', [{ allocator: 'paged' }]],
       ['pagedSummary', [{}]],
+      ['decodeRoofline', [{ model: 'llama3-8b', scheme: 'gqa', gqaGroups: 8, contextTokens: 4096, batch: 4, dtype: 'fp16', weights: true, gpu: 'h100-sxm' }]],
+      ['modelPreset', ['deepseek-v2']],
+      ['gpuPresets', []],
     ];
   }
   const p = qkv(m, 12, 12, 4);

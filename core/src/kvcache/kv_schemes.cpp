@@ -144,6 +144,36 @@ KvConfig kv_config_from_preset(const models::ModelPreset& p) {
     return validated(c);
 }
 
+KvScheme kv_scheme_from_name(std::string_view name) {
+    for (KvScheme s : {KvScheme::mha, KvScheme::mqa, KvScheme::gqa, KvScheme::mla}) {
+        if (kv_scheme_name(s) == name) return s;
+    }
+    throw Error("scheme: unknown name '" + std::string(name) + "'; valid names are mha, mqa, gqa, mla");
+}
+
+KvConfig kv_config_for_scheme(const models::ModelPreset& p, KvScheme scheme, std::uint64_t gqa_groups) {
+    const SchemeComparisonShape defaults;
+    const std::uint64_t layers = p.layers.value, q_heads = p.q_heads.value, head_dim = p.head_dim.value;
+    KvConfig c;
+    switch (scheme) {
+        case KvScheme::mha: c = mha_config(layers, q_heads, head_dim); break;
+        case KvScheme::mqa: c = mqa_config(layers, q_heads, head_dim); break;
+        case KvScheme::gqa: {
+            const bool preset_is_gqa = !p.mla && p.kv_heads.value > 1 && p.kv_heads.value < q_heads;
+            const std::uint64_t groups = gqa_groups != 0 ? gqa_groups : preset_is_gqa ? p.kv_heads.value : defaults.gqa_groups;
+            c = gqa_config(layers, q_heads, groups, head_dim);
+            break;
+        }
+        case KvScheme::mla:
+            c = p.mla ? mla_config(layers, q_heads, p.mla->kv_lora_rank.value, p.mla->qk_rope_head_dim.value)
+                      : mla_config(layers, q_heads, defaults.latent_dim, defaults.rope_dim);
+            break;
+        default: throw Error("scheme: unknown enumerator " + std::to_string(static_cast<int>(scheme)));
+    }
+    c.sliding_window = p.sliding_window.value;
+    return validated(c);
+}
+
 KvBytes kv_cache_bytes(const KvConfig& config, KvDtype dtype, std::uint64_t context_tokens, std::uint64_t batch) {
     validate_kv_config(config);
     const std::uint64_t bytes = kv_dtype_bytes(dtype);

@@ -58,6 +58,17 @@ KvConfig mla_config(std::uint64_t layers, std::uint64_t q_heads, std::uint64_t l
 // from its kv_heads, with the preset's sliding window.
 KvConfig kv_config_from_preset(const models::ModelPreset& preset);
 
+// The cache `preset` would have under `scheme`, its layers, query heads, head size and sliding
+// window kept -- the comparison DeepSeek-V2 draws at one shape (arXiv:2405.04434, Table 1): MHA
+// caches one K/V head per query head, MQA one, GQA `gqa_groups` of them (0 = the preset's own count
+// when it uses GQA, else SchemeComparisonShape's 8), MLA the preset's d_c and d_h^R, or
+// SchemeComparisonShape's DeepSeek-V2 values for a model without MLA. Throws attn::Error when the
+// result is not a valid configuration (e.g. 8 groups of 25 query heads).
+KvConfig kv_config_for_scheme(const models::ModelPreset& preset, KvScheme scheme, std::uint64_t gqa_groups = 0);
+
+// The scheme with this name ("mha", "mqa", "gqa", "mla"); throws attn::Error listing them otherwise.
+KvScheme kv_scheme_from_name(std::string_view name);
+
 // Throws attn::Error naming the field when the configuration is not one of the four schemes
 // (every count >= 1 and <= 2^20 where used, G dividing q_heads, unused fields 0).
 void validate_kv_config(const KvConfig& config);

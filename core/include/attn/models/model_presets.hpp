@@ -38,6 +38,10 @@ struct ModelPreset {
     SourcedCount head_dim;     // per-head dimension of Q, K and V (MLA: the paper's d_h; see mla)
     SourcedCount max_context;  // tokens
     SourcedCount sliding_window;  // tokens a layer attends back to; 0 = full (causal) attention
+    // Parameters one token's forward pass multiplies by: every parameter of a dense model (embeddings
+    // included), the activated ones of a Mixture-of-Experts model (a batch whose tokens route to
+    // different experts reads more). What a decode step must read besides the KV cache.
+    SourcedCount active_parameters;
     std::optional<MlaDims> mla;   // set for multi-head latent attention models
 };
 

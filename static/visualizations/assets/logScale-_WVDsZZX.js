@@ -1,0 +1,1 @@
+function e(e,t,n,r){let i=Math.log(e),a=Math.log(t)-i,o=(e=>n+(Math.log(e)-i)/a*(r-n));return o.lo=e,o.hi=t,o.ticks=(n=10)=>{let r=[];for(let i=Math.ceil(Math.log(e)/Math.log(n)-1e-9);n**i<=t*(1+1e-9);i++)r.push(n**i);return r},o}export{e as t};
