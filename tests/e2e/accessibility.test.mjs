@@ -27,6 +27,8 @@ const PAGES = [
   '/visualizations/online-softmax/#step=99',
   '/visualizations/sliding-window-receptive-field/',
   '/visualizations/sliding-window-receptive-field/#layers=8&window=6&step=5',
+  '/visualizations/ring-attention-rotation/',
+  '/visualizations/ring-attention-rotation/#seq=16384&devices=8&link=25&step=8',
 ];
 
 let site;
