@@ -99,8 +99,15 @@ test('opens at the start; every bar, shard and merge state is the core\'s; Step 
   const e = expected(65536, 4, 100);
   assert.equal((await settledHash(page)).step, '0');
   await assertTimeline(page, e);
+  const labels = (await drawnBars(page)).filter((b) => b.kind === 'compute' && b.label !== null);
+  assert.equal(labels.length, 16, 'at 1280 px every compute bar of the default ring names its shard');
   for (let step = 0; step <= 4; step++) {
     await assertMerge(page, e, step);
+    // The playhead stands at the start of the step about to run (at the ring's end after the last).
+    const playhead = Number(await page.getByTestId('playhead').getAttribute('x1'));
+    const bars = (await drawnBars(page)).filter((b) => b.lane === 'lane-0' && b.kind === 'compute');
+    const at = step < 4 ? bars[step].x0 : bars[3].x0 + bars[3].w;
+    assert.ok(Math.abs(playhead - at) < 0.5, `playhead at stop ${step}: ${playhead} vs ${at}`);
     if (step > 0 && step < 4) {
       const s = e.timing.steps[step - 1];
       assert.match(await page.getByTestId('narration').textContent(), new RegExp(`^Step ${step} took ${fmtSeconds(s.stepTimeS)}`));

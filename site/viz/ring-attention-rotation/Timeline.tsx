@@ -22,7 +22,9 @@ function Bar({ t0, t1, x, y, h, fill, now, label, kind }: BarProps) {
     <g class={`bar ${kind}`} data-t0={t0} data-t1={t1}>
       <rect x={x0} y={y} width={w} height={h} fill={fill} fill-opacity={0.25} rx={2} />
       {filled > 0 && <rect x={x0} y={y} width={filled} height={h} fill={fill} rx={2} />}
-      {label && w >= 38 && <text x={x0 + w / 2} y={y + h / 2} class="bar-label" text-anchor="middle" dominant-baseline="central">{label}</text>}
+      {label && w >= 38 && h >= 12 && (
+        <text x={x0 + w / 2} y={y + h / 2} class={filled >= w / 2 ? 'bar-label filled' : 'bar-label'} text-anchor="middle" dominant-baseline="central">{label}</text>
+      )}
     </g>
   );
 }
