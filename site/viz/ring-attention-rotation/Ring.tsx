@@ -5,8 +5,9 @@ import type { Figure } from './model';
 
 const SIZE = 250;
 
-// One colour per K/V shard, spread around the hue circle, so a shard can be followed round the ring.
-export const shardColor = (j: number, P: number) => `hsl(${Math.round((j * 360) / P + 200) % 360} 65% 58%)`;
+// One colour per K/V shard, spread around the hue circle, so a shard can be followed round the ring;
+// light enough (70 %) for dark text at every hue (contrast >= 5.8 : 1).
+export const shardColor = (j: number, P: number) => `hsl(${Math.round((j * 360) / P + 200) % 360} 65% 70%)`;
 
 export function Ring({ figure, step }: { figure: Figure; step: number }) {
   const P = figure.config.devices;
