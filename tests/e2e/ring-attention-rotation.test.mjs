@@ -25,11 +25,12 @@ function expected(seqLen, devices, linkGBs) {
   return { timing, trace, devices };
 }
 
-// Every bar of the timeline as drawn: its kind, its times and its rectangle's x extent, its label.
-const drawnBars = (page) => page.locator('.timeline .bar').evaluateAll((bars) => bars.map((b) => {
+// Every bar of the timeline as drawn: its kind, its times and its outline's x extent, its label.
+const drawnBars = (page) => page.locator('.timeline').evaluate((svg) => [...svg.querySelectorAll('.bar')].map((b) => {
   const r = b.querySelector('rect');
   return { kind: b.classList[1], lane: b.closest('.lane').dataset.testid, t0: Number(b.dataset.t0), t1: Number(b.dataset.t1),
-    x0: Number(r.getAttribute('x')), w: Number(r.getAttribute('width')), label: b.querySelector('text')?.textContent ?? null };
+    x0: Number(r.getAttribute('x')), w: Number(r.getAttribute('width')),
+    label: svg.querySelector(`.bar-label[data-i="${b.dataset.i}"]`)?.textContent ?? null };
 }));
 
 async function assertTimeline(page, e) {
@@ -155,11 +156,13 @@ test('a hash outside the controls\' choices says so and the figure keeps working
 
 test('keyboard steps and plays; reduced motion still reaches the end of the rotation', async () => {
   const { page, problems, close } = await site.open(VIZ, { reducedMotion: 'reduce' });
+  // The hash follows the figure 150 ms after it settles: waited for, since a loaded machine lags.
+  const hashStep = (step) => page.waitForFunction((s) => new URLSearchParams(location.hash.slice(1)).get('step') === s, String(step), { timeout: 10000 });
   await page.keyboard.press('ArrowRight');
   await page.keyboard.press('ArrowRight');
-  assert.equal((await settledHash(page)).step, '2');
+  await hashStep(2);
   await page.keyboard.press('Home');
-  assert.equal((await settledHash(page)).step, '0');
+  await hashStep(0);
   await page.keyboard.press(' ');
   await page.waitForFunction(() => document.querySelector('[data-testid="error"]').textContent.startsWith('max error'), null, { timeout: 30000 });
   assert.deepEqual(problems, []);

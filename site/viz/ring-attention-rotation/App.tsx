@@ -68,7 +68,7 @@ export function App({ state }: { state: FigureState }) {
         <Fold more="Show the ring" fewer="Hide the ring" class="ring-fold">
           <Ring figure={f} step={step} />
         </Fold>
-        <Timeline figure={f} clockTime={clock.time} />
+        <Timeline figure={f} clockTime={clock.time} doneBy={f.stops[step]} />
       </div>
       <p class="model-note">One attention layer of {MODEL_NAME} ({f.head.qHeads} query heads, {f.head.kvHeads} K/V heads, d = {f.head.headDim}, FP16) on {GPU_NAME}s at peak; the merge below is computed exactly on a small seeded stand-in.</p>
       <div class="lower">

@@ -3,7 +3,14 @@
 // (forwarding that shard to the next device) that starts with it; below, the naive alternative
 // that all-gathers K/V before computing. Bars fill up to the clock's time; the playhead marks it.
 // Drawn in CSS pixels at the element's width, so labels keep their size on a phone.
+//
+// Three layers, so that playback redraws only what moves: the bars' outlines and lanes (change with
+// the figure or the width), their solid fill up to the clock's time (every frame), and the shard
+// labels (dark once their step has run). The first and last are class components that skip
+// rendering while their props are unchanged (as shared/AttentionGrid.tsx does).
 import type { Signal } from '@preact/signals';
+import { Component } from 'preact';
+import { useMemo } from 'preact/hooks';
 import { fmtSeconds } from '../shared/format';
 import { colors } from '../shared/theme';
 import { useWidth } from '../shared/useWidth';
@@ -12,27 +19,16 @@ import type { Figure } from './model';
 export const COMPUTE = colors.active;
 export const SEND = colors.heads[0];
 
-interface BarProps { t0: number; t1: number; x: (t: number) => number; y: number; h: number; fill: string; now: number; label?: string; kind: string }
+interface BarSpec { kind: string; lane: string; t0: number; t1: number; x0: number; w: number; y: number; h: number; fill: string; label?: string }
 
-// A bar over times [t0, t1] (seconds, kept in data attributes for the tests), solid up to `now`,
-// faint after it.
-function Bar({ t0, t1, x, y, h, fill, now, label, kind }: BarProps) {
-  const x0 = x(t0), w = Math.max(x(t1) - x0, 0), filled = Math.min(Math.max(x(now) - x0, 0), w);
-  return (
-    <g class={`bar ${kind}`} data-t0={t0} data-t1={t1}>
-      <rect x={x0} y={y} width={w} height={h} fill={fill} fill-opacity={0.25} rx={2} />
-      {filled > 0 && <rect x={x0} y={y} width={filled} height={h} fill={fill} rx={2} />}
-      {label && w >= 38 && h >= 12 && (
-        <text x={x0 + w / 2} y={y + h / 2} class={filled >= w / 2 ? 'bar-label filled' : 'bar-label'} text-anchor="middle" dominant-baseline="central">{label}</text>
-      )}
-    </g>
-  );
+interface Layout {
+  width: number; height: number; labelW: number; right: number; narrow: boolean;
+  lanesTop: number; agTop: number; laneH: number;
+  x: (t: number) => number;
+  bars: BarSpec[];
 }
 
-// `clockTime` is the clock's signal, read here so that playback re-renders the timeline alone.
-export function Timeline({ figure, clockTime }: { figure: Figure; clockTime: Signal<number> }) {
-  const [ref, width] = useWidth<HTMLDivElement>();
-  const time = clockTime.value;
+function layout(figure: Figure, width: number): Layout {
   const { steps, timing, config, trace } = figure;
   const P = config.devices;
   const narrow = width < 640;
@@ -40,45 +36,90 @@ export function Timeline({ figure, clockTime }: { figure: Figure; clockTime: Sig
   const legendH = 22, laneH = narrow ? 20 : 28, gap = narrow ? 6 : 10, axisH = 34;
   const span = Math.max(timing.allgatherTimeS, timing.ringTimeS);
   const x = (t: number) => labelW + (t / span) * (width - labelW - right);
-  const lanesTop = legendH;
-  const agTop = lanesTop + P * laneH + gap;
-  const height = agTop + laneH + axisH;
-  const now = x(time);
+  const lanesTop = legendH, agTop = lanesTop + P * laneH + gap;
   const cH = Math.round(laneH * 0.5), sH = Math.round(laneH * 0.24);
-  const laneBars = (top: number) => ({ cy: top + 2, sy: top + 2 + cH + 2 });
-  const ringEnd = x(timing.ringTimeS), agEnd = x(timing.allgatherTimeS);
+  const bars: BarSpec[] = [];
+  const bar = (kind: string, lane: string, t0: number, t1: number, y: number, h: number, fill: string, label?: string) =>
+    bars.push({ kind, lane, t0, t1, x0: x(t0), w: Math.max(x(t1) - x(t0), 0), y, h, fill, label });
+  for (let d = 0; d < P; d++) {
+    const top = lanesTop + d * laneH;
+    steps.forEach((s, t) => {
+      bar('compute', `lane-${d}`, s.start, s.start + s.compute, top + 2, cH, COMPUTE, `KV ${trace.steps[t * P + d].kvShard}`);
+      if (s.send > 0) bar('send', `lane-${d}`, s.start, s.start + s.send, top + 4 + cH, sH, SEND);
+    });
+  }
+  bar('gather-send', 'lane-allgather', 0, timing.allgatherCommTimeS, agTop + 4 + cH, sH, SEND);
+  bar('gather-compute', 'lane-allgather', timing.allgatherCommTimeS, timing.allgatherTimeS, agTop + 2, cH, COMPUTE, 'all K/V');
+  return { width, height: agTop + laneH + axisH, labelW, right, narrow, lanesTop, agTop, laneH, x, bars };
+}
+
+const showsLabel = (b: BarSpec) => b.label !== undefined && b.w >= 38 && b.h >= 12;
+
+// The lanes, their names and every bar's outline (faint), with its times in data attributes for the tests.
+class Outlines extends Component<{ L: Layout; figure: Figure }> {
+  shouldComponentUpdate(next: { L: Layout }) { return next.L !== this.props.L; }
+  render({ L, figure }: { L: Layout; figure: Figure }) {
+    const lanes: [string, string, number][] = [
+      ...Array.from({ length: figure.config.devices }, (_, d): [string, string, number] => [`lane-${d}`, `GPU ${d}`, L.lanesTop + d * L.laneH]),
+      ['lane-allgather', L.narrow ? 'gather' : 'all-gather', L.agTop]];
+    return (
+      <g>
+        {figure.steps.map((s) => <line key={s.end} x1={L.x(s.end)} x2={L.x(s.end)} y1={L.lanesTop} y2={L.lanesTop + figure.config.devices * L.laneH} class="step-edge" />)}
+        {lanes.map(([id, name, top]) => (
+          <g key={id} class="lane" data-testid={id}>
+            <text x={L.labelW - 6} y={top + L.laneH / 2} text-anchor="end" dominant-baseline="central" class="lane-label">{name}</text>
+            {L.bars.map((b, i) => b.lane === id && (
+              <g key={i} class={`bar ${b.kind}`} data-i={i} data-t0={b.t0} data-t1={b.t1}>
+                <rect x={b.x0} y={b.y} width={b.w} height={b.h} fill={b.fill} fill-opacity={0.25} rx={2} />
+              </g>
+            ))}
+          </g>
+        ))}
+      </g>
+    );
+  }
+}
+
+// The shard names on the bars wide and tall enough for them: dark on a bar whose step has run.
+class Labels extends Component<{ L: Layout; doneBy: number }> {
+  shouldComponentUpdate(next: { L: Layout; doneBy: number }) { return next.L !== this.props.L || next.doneBy !== this.props.doneBy; }
+  render({ L, doneBy }: { L: Layout; doneBy: number }) {
+    return (
+      <g>
+        {L.bars.map((b, i) => showsLabel(b) && (
+          <text key={i} data-i={i} x={b.x0 + b.w / 2} y={b.y + b.h / 2} class={b.t1 <= doneBy ? 'bar-label filled' : 'bar-label'}
+            text-anchor="middle" dominant-baseline="central">{b.label}</text>
+        ))}
+      </g>
+    );
+  }
+}
+
+// `clockTime` is the clock's signal and `doneBy` the time of its last stop reached: read here, so
+// that playback re-renders the timeline alone.
+export function Timeline({ figure, clockTime, doneBy }: { figure: Figure; clockTime: Signal<number>; doneBy: number }) {
+  const [ref, width] = useWidth<HTMLDivElement>();
+  // Kept while the figure and the width stay, so the outline and label layers skip rendering.
+  const L = useMemo(() => layout(figure, width), [figure, width]);
+  const time = clockTime.value, now = L.x(time);
+  const { timing, config } = figure;
+  const { labelW, right, narrow, lanesTop, agTop, laneH, height } = L;
+  const ringEnd = L.x(timing.ringTimeS), agEnd = L.x(timing.allgatherTimeS);
   return (
     <div ref={ref} class="timeline-frame" data-drawing>
       <svg class="timeline" width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img"
-        aria-label={`${P} devices: one rotation takes ${fmtSeconds(timing.ringTimeS)} with communication overlapped, against ${fmtSeconds(timing.allgatherTimeS)} for all-gather then compute`}>
+        aria-label={`${config.devices} devices: one rotation takes ${fmtSeconds(timing.ringTimeS)} with communication overlapped, against ${fmtSeconds(timing.allgatherTimeS)} for all-gather then compute`}>
         <g class="legend-row" transform="translate(0 4)">
           <rect x={labelW} y={2} width={12} height={10} fill={COMPUTE} rx={2} />
           <text x={labelW + 16} y={7} dominant-baseline="central" class="legend-text">{narrow ? 'attention' : 'attention on the resident K/V shard'}</text>
           <rect x={labelW + (narrow ? 86 : 232)} y={4} width={12} height={6} fill={SEND} rx={2} />
           <text x={labelW + (narrow ? 102 : 248)} y={7} dominant-baseline="central" class="legend-text">{narrow ? 'send K/V →' : 'send it to the next device'}</text>
         </g>
-        {steps.map((s) => <line key={s.end} x1={x(s.end)} x2={x(s.end)} y1={lanesTop} y2={lanesTop + P * laneH} class="step-edge" />)}
-        {Array.from({ length: P }, (_, d) => {
-          const top = lanesTop + d * laneH, { cy, sy } = laneBars(top);
-          return (
-            <g key={d} class="lane" data-testid={`lane-${d}`}>
-              <text x={labelW - 6} y={top + laneH / 2} text-anchor="end" dominant-baseline="central" class="lane-label">GPU {d}</text>
-              {steps.map((s, t) => (
-                <g key={t}>
-                  <Bar kind="compute" t0={s.start} t1={s.start + s.compute} x={x} y={cy} h={cH} fill={COMPUTE} now={time}
-                    label={`KV ${trace.steps[t * P + d].kvShard}`} />
-                  {s.send > 0 && <Bar kind="send" t0={s.start} t1={s.start + s.send} x={x} y={sy} h={sH} fill={SEND} now={time} />}
-                </g>
-              ))}
-            </g>
-          );
-        })}
-        <g class="lane allgather" data-testid="lane-allgather">
-          <text x={labelW - 6} y={agTop + laneH / 2} text-anchor="end" dominant-baseline="central" class="lane-label">{narrow ? 'gather' : 'all-gather'}</text>
-          <Bar kind="gather-send" t0={0} t1={timing.allgatherCommTimeS} x={x} y={laneBars(agTop).sy} h={sH} fill={SEND} now={time} />
-          <Bar kind="gather-compute" t0={timing.allgatherCommTimeS} t1={timing.allgatherTimeS} x={x} y={laneBars(agTop).cy} h={cH}
-            fill={COMPUTE} now={time} label="all K/V" />
+        <Outlines L={L} figure={figure} />
+        <g class="progress">
+          {L.bars.map((b, i) => b.x0 < now && <rect key={i} x={b.x0} y={b.y} width={Math.min(now - b.x0, b.w)} height={b.h} fill={b.fill} rx={2} />)}
         </g>
+        <Labels L={L} doneBy={doneBy} />
         <g class="axis" transform={`translate(0 ${agTop + laneH + 4})`}>
           <line x1={labelW} x2={width - right} y1={0} y2={0} class="axis-line" />
           <text x={labelW} y={12} class="tick" text-anchor="start">0</text>
