@@ -204,7 +204,7 @@ export interface DecodeApi {
     headDim?: number; valueDim?: number; causal?: DecodeCausal; elementBytes?: number; gpu?: string;
     precision?: 'fp32' | 'tf32' | 'fp16' | 'bf16' | 'fp8';
   }): RingTimingResult;
-  /** Ring attention run in float on one seeded random head (Q from seed, K from seed + 1, V from seed + 2, randomNormal), its merge traced at every (step, device), and its error against dense sdpa in double. devices in [1, 16] (each shard >= 1 position), qLen and kvLen (default qLen) in [1, 1024], headDim in [1, 256] (default 16), valueDim (default headDim); qLen x kvLen x (headDim + valueDim) <= 2^24 and devices x qLen x (valueDim + 4) <= 2^18, which keep a call well under a second. */
+  /** Ring attention run in float on one seeded random head (Q from seed, K from seed + 1, V from seed + 2, randomNormal), its merge traced at every (step, device), and its error against dense sdpa in double. devices in [1, 16] (each shard >= 1 position), qLen and kvLen (default qLen) in [1, 1024], headDim in [1, 256] (default 16), valueDim (default headDim); qLen x kvLen x (headDim + valueDim) <= 2^23 and devices x qLen x (valueDim + 4) <= 2^18, which keep a call well under a second. */
   ringAttentionTrace(args: {
     devices: number; qLen: number; kvLen?: number; headDim?: number; valueDim?: number; causal?: DecodeCausal; seed?: number;
   }): RingTraceResult;
