@@ -70,7 +70,7 @@ export function App({ state }: { state: FigureState }) {
         </Fold>
         <Timeline figure={f} clockTime={clock.time} doneBy={f.stops[step]} />
       </div>
-      <p class="model-note">One attention layer of {MODEL_NAME} ({f.head.qHeads} query heads, {f.head.kvHeads} K/V heads, d = {f.head.headDim}, FP16) on {GPU_NAME}s at peak; the merge below is computed exactly on a small seeded stand-in.</p>
+      <p class="model-note">One attention layer of {MODEL_NAME} ({f.head.qHeads} query heads, {f.head.kvHeads} K/V heads, d = {f.head.headDim}, FP16) on {GPU_NAME}s at peak; the link bandwidth is your assumption, not a sourced figure. The merge below is computed exactly on a small seeded stand-in.</p>
       <div class="lower">
         <Readout f={f} step={step} />
         <Fold more="Merge of one query" fewer="Hide the merge" class="merge-fold">

@@ -16,7 +16,7 @@ import { colors } from '../shared/theme';
 import { useWidth } from '../shared/useWidth';
 import type { Figure } from './model';
 
-export const COMPUTE = colors.active;
+const COMPUTE = colors.active;
 export const SEND = colors.heads[0];
 
 interface BarSpec { kind: string; lane: string; t0: number; t1: number; x0: number; w: number; y: number; h: number; fill: string; label?: string }

@@ -49,7 +49,7 @@ export interface Figure {
   traceLen: number;
 }
 
-export function checkConfig(c: Config) {
+function checkConfig(c: Config) {
   if (!SEQ_LENS.includes(c.seqLen as (typeof SEQ_LENS)[number])) {
     throw new Error(`sequence length must be one of ${SEQ_LENS.join(', ')}, got ${c.seqLen}`);
   }
@@ -91,9 +91,6 @@ export function buildFigure(core: AttnInference, head: Head, config: Config): Fi
 
 /** The trace entry of device d at ring step t (step-major). */
 export const traceAt = (f: Figure, t: number, d: number) => f.trace.steps[t * f.config.devices + d];
-
-/** The K/V shard device d holds during ring step t: (d - t) mod P. */
-export const residentShard = (f: Figure, t: number, d: number) => traceAt(f, t, d).kvShard;
 
 export const stepLabels = (devices: number) => ['start', ...Array.from({ length: devices }, (_, t) => `step ${t + 1}`)];
 
