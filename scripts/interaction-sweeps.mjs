@@ -179,6 +179,22 @@ export const SWEEPS = [
       }
     },
   },
+  {
+    name: 'ring-attention-rotation',
+    label: 'ring-attention-rotation',
+    path: '/visualizations/ring-attention-rotation/',
+    sweep: async (time, { setValue, step }) => {
+      const select = (label) => document.querySelector(`select[aria-label^="${label}"]`);
+      const devices = (p) => document.querySelector(`[role="radiogroup"][aria-label="Devices"] [data-value="${p}"]`);
+      for (let round = 0; round < 3; round++) {
+        for (const n of ['262144', '16384', '65536']) await time(() => setValue(select('Sequence length'), n), 'setting');
+        for (const b of ['25', '450', '100']) await time(() => setValue(select('Link bandwidth'), b), 'setting');
+        for (const p of ['8', '2', '4']) await time(() => devices(p).click(), 'setting');
+        for (let i = 0; i < 4; i++) await time(() => step('forward'), 'step');
+        for (let i = 0; i < 4; i++) await time(() => step('back'), 'step');
+      }
+    },
+  },
 ];
 
 /** The sweep of the visualization called `name`. */

@@ -40,6 +40,67 @@ TEST_CASE("ring attention: equals sdpa for P devices, odd sizes, L != S, both ca
     }
 }
 
+TEST_CASE("ring attention trace: the traced run is the untraced one, and each step's running state is the merge of the shards so far") {
+    for (std::size_t P : {1u, 3u, 4u, 7u}) {
+        for (auto [L, S] : {std::pair<std::size_t, std::size_t>{17, 17}, {113, 113}, {17, 129}, {129, 17}}) {
+            for (Causal causal : {Causal::none, Causal::top_left, Causal::bottom_right}) {
+                const std::uint64_t seed = test::next_seed();
+                INFO("seed=" << seed << " P=" << P << " L=" << L << " S=" << S << " causal=" << int(causal));
+                const std::size_t B = 2, Hq = 4, Dv = 5;
+                const auto in = test::random_qkv({B, Hq, L, 8}, 2, S, Dv, seed);
+                RingOptions o;
+                o.devices = P;
+                o.causal = causal;
+                const auto plain = ring_attention(in.q, in.k, in.v, o);
+                o.trace = true;
+                o.trace_batch = 1;
+                o.trace_head = 3;
+                const auto traced = ring_attention(in.q, in.k, in.v, o);
+                CHECK(traced.output.data == plain.output.data);  // tracing only observes
+                CHECK(plain.trace.empty());
+                REQUIRE(traced.trace.size() == P * P);
+                SdpaOptions so;
+                so.causal = causal;
+                const auto ref = sdpa(in.q, in.k, in.v, so);
+                for (std::size_t d = 0; d < P; ++d) {
+                    std::vector<online_softmax::State<double>> seen;  // the blocks merged so far, per row
+                    for (std::size_t t = 0; t < P; ++t) {
+                        const auto& e = traced.trace[t * P + d];
+                        const RingStep& s = traced.schedule[t * P + d];
+                        CHECK(e.step == t);
+                        CHECK(e.device == d);
+                        CHECK(e.kv_shard == s.kv_shard);
+                        CHECK(e.computed == s.computed);
+                        CHECK(e.q_rows == traced.q_shards[d]);
+                        CHECK(e.kv_keys == traced.kv_shards[s.kv_shard]);
+                        REQUIRE(e.block.size() == e.q_rows.size());
+                        REQUIRE(e.running.size() == e.q_rows.size());
+                        REQUIRE(e.running_acc.size() == e.q_rows.size() * Dv);
+                        if (t == 0) seen.assign(e.q_rows.size(), {});
+                        for (std::size_t r = 0; r < e.q_rows.size(); ++r) {
+                            if (!e.computed) CHECK(e.block[r].l == 0);
+                            // Merging the states alone (no accumulators) reproduces the running (m, l).
+                            online_softmax::merge(seen[r], static_cast<double*>(nullptr), e.block[r],
+                                                  static_cast<const double*>(nullptr), 0);
+                            CHECK(e.running[r].m == seen[r].m);
+                            CHECK(std::abs(e.running[r].l - seen[r].l) <= kDoubleTol * std::max(1.0, seen[r].l));
+                        }
+                    }
+                    // After the last step: acc / l of the traced head is the dense output of its rows.
+                    const auto& last = traced.trace[(P - 1) * P + d];
+                    for (std::size_t r = 0; r < last.q_rows.size(); ++r) {
+                        const double* want = ref.output.row(1, 3, last.q_rows.begin + r);
+                        for (std::size_t c = 0; c < Dv; ++c) {
+                            const double got = last.running[r].l == 0 ? 0.0 : last.running_acc[r * Dv + c] / last.running[r].l;
+                            CHECK(std::abs(got - want[c]) < kDoubleTol);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 TEST_CASE("ring attention: schedule rotates every K/V shard past every device once") {
     for (std::size_t P : {1u, 2u, 5u}) {
         const auto steps = ring_schedule(P, 20, 20, Causal::none);
@@ -132,6 +193,13 @@ TEST_CASE("ring attention: argument errors name the argument") {
     o.devices = 0;
     test::check_error([&] { ring_attention(in.q, in.k, in.v, o); }, "devices");
     test::check_error([&] { ring_shards(3, 4); }, "devices");
+    o.devices = 2;
+    o.trace = true;
+    o.trace_batch = 1;
+    test::check_error([&] { ring_attention(in.q, in.k, in.v, o); }, "trace_batch");
+    o.trace_batch = 0;
+    o.trace_head = 2;
+    test::check_error([&] { ring_attention(in.q, in.k, in.v, o); }, "trace_head");
     RingTimingInput t;
     t.link_bytes_per_s = 0;
     test::check_error([&] { ring_attention_timing(t); }, "link_bytes_per_s");

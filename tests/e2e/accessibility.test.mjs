@@ -38,6 +38,8 @@ const PAGES = [
   '/visualizations/kv-cache-evolution/#model=deepseek-v2&ctx=131072&weights=1&step=3',
   '/visualizations/decode-roofline/',
   '/visualizations/decode-roofline/#model=deepseek-v2&gpu=a100-sxm-80gb&ctx=4096&batch=64&weights=0&step=8',
+  '/visualizations/ring-attention-rotation/',
+  '/visualizations/ring-attention-rotation/#seq=16384&devices=8&link=25&step=8',
 ];
 
 let site;

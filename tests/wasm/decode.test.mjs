@@ -164,6 +164,55 @@ test('ringAttentionSchedule and ringAttentionTiming', () => {
   throwsThenRecovers(() => core.ringAttentionTiming({ ...base, seqLen: 1 << 24, devices: 64 }), /seqLen\/devices/);
 });
 
+test('ringAttentionTrace: the traced ring equals sdpa, each step merges the resident shard, errors against double are reported', () => {
+  for (const [P, L, S, causal] of [[3, 17, 29, 'none'], [4, 17, 17, 'top_left'], [5, 13, 31, 'bottom_right'], [1, 7, 7, 'none']]) {
+    const D = 16, Dv = 5, what = `P=${P} L=${L} S=${S} ${causal}`;
+    const r = core.ringAttentionTrace({ devices: P, qLen: L, kvLen: S, valueDim: Dv, causal, seed: SEED });
+    const q = core.randomNormal([1, 1, L, D], SEED, 1), k = core.randomNormal([1, 1, S, D], SEED + 1, 1);
+    const v = core.randomNormal([1, 1, S, Dv], SEED + 2, 1);
+    const ref = flash.sdpa({ q, qShape: [1, 1, L, D], k, kShape: [1, 1, S, D], v, vShape: [1, 1, S, Dv], causal });
+    close(r.output, ref.output, `ring trace output ${what}`);
+    assert.deepEqual(r.outputShape, [1, 1, L, Dv]);
+    // Against double: within float rounding, and consistent with the float reference by the
+    // triangle inequality (|ring - double| and |ring - float sdpa| differ by at most |float sdpa - double|).
+    assert.ok(r.maxAbsError < TOL && r.denseFloatMaxAbsError < TOL, what);
+    assert.ok(Math.abs(r.maxAbsError - maxAbsDiff(r.output, ref.output)) <= r.denseFloatMaxAbsError + 1e-7, what);
+    assert.equal(r.steps.length, P * P);
+    for (let d = 0; d < P; d++) {
+      let m = null, l = null;
+      for (let t = 0; t < P; t++) {
+        const e = r.steps[t * P + d], rows = e.qEnd - e.qBegin;
+        assert.equal(e.step, t);
+        assert.equal(e.device, d);
+        assert.equal(e.kvShard, (d - t + P) % P);
+        assert.equal(e.blockM.length, rows);
+        assert.equal(e.output.length, rows * Dv);
+        if (!e.computed) assert.ok(e.blockL.every((x) => x === 0), `skipped shard ${what}`);
+        if (t === 0) { m = new Array(rows).fill(-Infinity); l = new Array(rows).fill(0); }
+        for (let i = 0; i < rows; i++) {  // the (m, l) merge done here from the blocks alone
+          const mNew = Math.max(m[i], e.blockM[i]);
+          if (mNew !== -Infinity) {
+            l[i] = l[i] * Math.exp(m[i] - mNew) + e.blockL[i] * Math.exp(e.blockM[i] - mNew);
+            m[i] = mNew;
+          }
+          assert.equal(e.m[i], Math.fround(m[i]), `running m ${what}`);
+          assert.ok(Math.abs(e.l[i] - l[i]) <= 1e-5 * Math.max(1, l[i]), `running l ${what}`);
+        }
+        if (t === P - 1) assert.deepEqual(e.output, r.output.subarray(e.qBegin * Dv, e.qEnd * Dv));
+      }
+    }
+  }
+  const ok = { devices: 4, qLen: 16 };
+  throwsThenRecovers(() => core.ringAttentionTrace({ ...ok, devices: 0 }), /devices/);
+  throwsThenRecovers(() => core.ringAttentionTrace({ ...ok, devices: 17, qLen: 100 }), /devices: must be an integer in \[1, 16\]/);
+  throwsThenRecovers(() => core.ringAttentionTrace({ ...ok, qLen: 3 }), /devices/);
+  throwsThenRecovers(() => core.ringAttentionTrace({ ...ok, qLen: 1025 }), /qLen/);
+  throwsThenRecovers(() => core.ringAttentionTrace({ ...ok, seed: -1 }), /seed/);
+  throwsThenRecovers(() => core.ringAttentionTrace({ ...ok, causal: true }), /causal/);
+  throwsThenRecovers(() => core.ringAttentionTrace({ ...ok, qLen: 1024, headDim: 9, valueDim: 8 }), /qLen\/kvLen\/headDim/);
+  throwsThenRecovers(() => core.ringAttentionTrace({ devices: 16, qLen: 1024, kvLen: 16, headDim: 16 }), /devices\/qLen\/valueDim/);
+});
+
 test('speculativeDecoding and simulateSpeculativeDecoding', () => {
   const r = core.speculativeDecoding({ alpha: 0.8, gamma: 4, costRatio: 0.1 });
   const expected = (1 - 0.8 ** 5) / 0.2;

@@ -62,6 +62,8 @@ function templates(name, m) {
       ['slidingWindowReceptiveField', [{ layers: 32, window: 4096 }]],
       ['slidingWindowInfluence', [{ layers: 3, window: 4, seqLen: 16, source: 1 }]],
       ['ringAttentionSchedule', [{ devices: 4, qLen: 10 }]],
+      ['ringAttentionTiming', [{ devices: 4, seqLen: 65536, linkBytesPerS: 50e9, gpu: 'h100-sxm' }]],
+      ['ringAttentionTrace', [{ devices: 3, qLen: 13, kvLen: 11, headDim: 8, causal: 'top_left', seed: 5 }]],
       ['simulateSpeculativeDecoding', [{ alpha: 0.7, gamma: 4, runs: 2000, seed: 3 }]],
       ['speculativeDecoding', [{ alpha: 0.7, gamma: 4 }]],
       ['kvSchemeComparison', [{ contextTokens: 4096 }]],

@@ -137,6 +137,41 @@ export interface RingTimingResult {
   allgatherKvBytesPerDevice: number;
 }
 
+/** One (step, device) of a traced ring: the query rows [qBegin, qEnd) of the device, the K/V shard in residence, and per row the shard's partial (m, l) and the merged state after the step. */
+export interface RingTraceStep {
+  step: number;
+  device: number;
+  kvShard: number;
+  /** false: the shard is causally invisible to every row of the device and was skipped. */
+  computed: boolean;
+  qBegin: number;
+  qEnd: number;
+  /** Keys [kvBegin, kvEnd) of the resident shard. */
+  kvBegin: number;
+  kvEnd: number;
+  /** Per row: the shard's max score (-Infinity when it shows the row no key) and sum of exp(score - m). */
+  blockM: Float32Array;
+  blockL: Float32Array;
+  /** Per row: the running (m, l) after merging this shard (online_softmax::merge). */
+  m: Float32Array;
+  l: Float32Array;
+  /** Per row x valueDim: the running output acc / l after the step (zeros while l is 0). */
+  output: Float32Array;
+}
+
+export interface RingTraceResult {
+  /** [1, 1, qLen, valueDim]: the ring's merged output. */
+  output: Float32Array;
+  outputShape: DecodeShape;
+  lse: Float32Array;
+  /** P x P entries, step-major (all devices of step 0, then step 1, ...). */
+  steps: RingTraceStep[];
+  /** max |ring (float) - dense sdpa (double)| over the output. */
+  maxAbsError: number;
+  /** The same for a single-device float sdpa: the rounding the ring's error is compared with. */
+  denseFloatMaxAbsError: number;
+}
+
 export interface DecodeApi {
   /** Paged-attention decode (vLLM paged_attention_v1): one query per (sequence, head) over K/V gathered block by block through a block table with online softmax. Pools are [numBlocks, kvHeads, blockSize, dim]; q is [numSeqs, qHeads, 1, headDim]. At most 4096 blocks. */
   pagedDecode(args: {
@@ -169,6 +204,10 @@ export interface DecodeApi {
     headDim?: number; valueDim?: number; causal?: DecodeCausal; elementBytes?: number; gpu?: string;
     precision?: 'fp32' | 'tf32' | 'fp16' | 'bf16' | 'fp8';
   }): RingTimingResult;
+  /** Ring attention run in float on one seeded random head (Q from seed, K from seed + 1, V from seed + 2, randomNormal), its merge traced at every (step, device), and its error against dense sdpa in double. devices in [1, 16] (each shard >= 1 position), qLen and kvLen (default qLen) in [1, 1024], headDim in [1, 256] (default 16), valueDim (default headDim); qLen x kvLen x (headDim + valueDim) <= 2^23 and devices x qLen x (valueDim + 4) <= 2^18, which keep a call well under a second. */
+  ringAttentionTrace(args: {
+    devices: number; qLen: number; kvLen?: number; headDim?: number; valueDim?: number; causal?: DecodeCausal; seed?: number;
+  }): RingTraceResult;
   /** Speculative decoding (Leviathan et al. 2023): expected tokens per target run (1 - alpha^(gamma+1)) / (1 - alpha), walltime improvement divided by (gamma costRatio + 1), and the best gamma in [0, maxGamma] (default 32). alpha in [0, 1], gamma in [0, 1024], costRatio >= 0 (default 0). */
   speculativeDecoding(args: { alpha: number; gamma: number; costRatio?: number; maxGamma?: number }): {
     expectedTokens: number; walltimeImprovement: number; bestGamma: number;

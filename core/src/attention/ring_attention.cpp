@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include "attn/attention/causal.hpp"
@@ -16,6 +17,8 @@ std::string str(std::size_t n) { return std::to_string(n); }
 
 // Visible (query, key) pairs between query rows `rows` and keys `keys` of an L x S problem.
 std::uint64_t visible_pairs(IndexRange rows, IndexRange keys, std::size_t L, std::size_t S, Causal causal) {
+    // Unmasked, every pair is visible: no walk over the rows (a million-token timing query stays cheap).
+    if (causal == Causal::none) return std::uint64_t{rows.size()} * keys.size();
     std::uint64_t pairs = 0;
     for (std::size_t i = rows.begin; i < rows.end; ++i) {
         const std::size_t end = std::min(causal_key_end(i, L, S, causal), keys.end);
@@ -26,6 +29,28 @@ std::uint64_t visible_pairs(IndexRange rows, IndexRange keys, std::size_t L, std
 
 void require_in(const char* name, std::size_t x, std::size_t lo, std::size_t hi) {
     if (x < lo || x > hi) throw Error(std::string(name) + ": must be in [" + str(lo) + ", " + str(hi) + "], got " + str(x));
+}
+
+// The traced head's rows of a partial state: its (m, l) and, when `acc` is given, its accumulator.
+template <class T>
+void copy_traced_rows(const PartialAttention<T>& part, const RingOptions& o, std::vector<online_softmax::State<T>>& states,
+                      std::vector<T>* acc) {
+    const std::size_t rows = part.rows.size(), first = (o.trace_batch * part.q_heads + o.trace_head) * rows;
+    states.assign(part.state.begin() + first, part.state.begin() + first + rows);
+    if (acc) acc->assign(part.acc.begin() + first * part.value_dim, part.acc.begin() + (first + rows) * part.value_dim);
+}
+
+template <class T>
+RingTraceEntry<T> trace_entry(const RingStep& s, IndexRange kv_keys, const std::optional<PartialAttention<T>>& block,
+                              const PartialAttention<T>& running, const RingOptions& o) {
+    RingTraceEntry<T> e{s.step, s.device, s.kv_shard, s.computed, running.rows, kv_keys, {}, {}, {}};
+    if (block) {
+        copy_traced_rows(*block, o, e.block, static_cast<std::vector<T>*>(nullptr));
+    } else {
+        e.block.assign(running.rows.size(), online_softmax::State<T>{});  // the merge identity
+    }
+    copy_traced_rows(running, o, e.running, &e.running_acc);
+    return e;
 }
 
 }  // namespace
@@ -57,6 +82,10 @@ template <class T>
 RingAttentionResult<T> ring_attention(const Tensor4<T>& q, const Tensor4<T>& k, const Tensor4<T>& v,
                                       const RingOptions& options) {
     const AttentionProblem p = validate_attention(q, k, v, options);
+    if (options.trace) {
+        require_in("trace_batch", options.trace_batch, 0, p.batch - 1);
+        require_in("trace_head", options.trace_head, 0, p.q_heads - 1);
+    }
     RingAttentionResult<T> r;
     r.q_shards = ring_shards(p.q_len, options.devices);
     r.kv_shards = ring_shards(p.kv_len, options.devices);
@@ -67,8 +96,12 @@ RingAttentionResult<T> ring_attention(const Tensor4<T>& q, const Tensor4<T>& k, 
     std::vector<PartialAttention<T>> running;
     for (const IndexRange& rows : r.q_shards) running.push_back(attend_kv_range(q, k, v, IndexRange{0, 0}, rows, options));
     for (const RingStep& s : r.schedule) {  // step-major: all devices of step t, then t + 1
-        if (!s.computed) continue;  // whole-shard skip: nothing of this shard is visible
-        merge_partial(running[s.device], attend_kv_range(q, k, v, r.kv_shards[s.kv_shard], r.q_shards[s.q_shard], options));
+        std::optional<PartialAttention<T>> block;  // empty: whole-shard skip, nothing of it is visible
+        if (s.computed) {
+            block = attend_kv_range(q, k, v, r.kv_shards[s.kv_shard], r.q_shards[s.q_shard], options);
+            merge_partial(running[s.device], *block);
+        }
+        if (options.trace) r.trace.push_back(trace_entry(s, r.kv_shards[s.kv_shard], block, running[s.device], options));
     }
     for (std::size_t d = 0; d < running.size(); ++d) {
         const NormalizedAttention<T> n = normalize(running[d]);

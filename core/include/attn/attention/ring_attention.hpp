@@ -53,6 +53,23 @@ std::vector<RingStep> ring_schedule(std::size_t devices, std::size_t q_len, std:
 
 struct RingOptions : AttentionOptions {
     std::size_t devices = 4;  // in [1, 4096], at most min(L, S)
+    // Record the merge of one query head, (trace_batch, trace_head), at every schedule step
+    // (RingAttentionResult::trace). trace_batch < B, trace_head < Hq.
+    bool trace = false;
+    std::size_t trace_batch = 0, trace_head = 0;
+};
+
+// One (step, device) of the schedule seen from the traced query head: the partial state the
+// resident K/V shard gives each row of the device's query shard, and the device's running state
+// after merging it. Rows are the device's query rows in order (global row q_rows.begin + r).
+template <class T>
+struct RingTraceEntry {
+    std::size_t step, device, kv_shard;
+    bool computed;                                  // false: the shard was skipped (all masked)
+    IndexRange q_rows, kv_keys;
+    std::vector<online_softmax::State<T>> block;    // the shard's (m, l) per row; (-inf, 0) when skipped
+    std::vector<online_softmax::State<T>> running;  // merged (m, l) per row after this step
+    std::vector<T> running_acc;                     // [rows, Dv], unnormalised (output = acc / l)
 };
 
 template <class T>
@@ -61,6 +78,7 @@ struct RingAttentionResult {
     std::vector<T> lse;                // [B, Hq, L]
     std::vector<IndexRange> q_shards, kv_shards;
     std::vector<RingStep> schedule;
+    std::vector<RingTraceEntry<T>> trace;  // options.trace: one entry per schedule step, same order
 };
 
 template <class T>

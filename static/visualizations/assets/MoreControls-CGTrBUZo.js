@@ -1,1 +1,0 @@
-import{f as e,m as t}from"./hashState-Cbj2yQhD.js";var n=({children:n})=>t(e,{more:`More controls`,fewer:`Fewer controls`,class:`secondary`,children:n});export{n as t};
