@@ -118,14 +118,14 @@ tables['bahdanau-reported'] = {
   };
 }
 
-// --- Why divide by √d_k ----------------------------------------------------------------------------
+// --- Why divide by √dₖ ----------------------------------------------------------------------------
 const SCALING = { dims: [4, 16, 64, 256, 512], numKeys: 16, trials: 200, seed: 1 };
 {
   const rows = classic.scalingExperiment(SCALING);
   tables['sqrt-d'] = {
-    caption: `Dot-product scores of random unit-variance vectors against ${SCALING.numKeys} keys: unscaled, the softmax saturates as d_k grows; divided by √d_k, it does not`,
+    caption: `Dot-product scores of random unit-variance vectors against ${SCALING.numKeys} keys: unscaled, the softmax saturates as dₖ grows; divided by √dₖ, it does not`,
     columns: [
-      { label: 'd_k' }, { label: 'Variance of q·k', numeric: true }, { label: 'Variance of q·k/√d_k', numeric: true },
+      { label: 'dₖ' }, { label: 'Variance of q·k', numeric: true }, { label: 'Variance of q·k/√dₖ', numeric: true },
       { label: 'Top weight, unscaled', numeric: true }, { label: 'Top weight, scaled', numeric: true },
       { label: 'Entropy, unscaled', numeric: true }, { label: 'Entropy, scaled', numeric: true },
     ],
@@ -151,7 +151,7 @@ const SCALING = { dims: [4, 16, 64, 256, 512], numKeys: 16, trials: 200, seed: 1
   };
   const a = summary(dot), b = summary(scaled);
   tables['sqrt-d-example'] = {
-    caption: `One query against ${n} keys, d_k = ${d}: the same vectors scored with and without the √d_k`,
+    caption: `One query against ${n} keys, dₖ = ${d}: the same vectors scored with and without the √dₖ`,
     columns: [{ label: 'Score' }, { label: 'Lowest score', numeric: true }, { label: 'Highest score', numeric: true }, { label: 'Top softmax weight', numeric: true }, { label: 'Entropy (÷ ln 16)', numeric: true }],
     rows: [['q·k', fixed(a.min, 2), fixed(a.max, 2), fixed(a.top, 3), fixed(a.entropy, 3)], ['q·k / 8', fixed(b.min, 2), fixed(b.max, 2), fixed(b.top, 3), fixed(b.entropy, 3)]],
     source: `Computed by the core: \`randomNormal\` (seed ${seed}) and \`scoreAttention\` with kind dot and scaled_dot.`,
@@ -169,7 +169,7 @@ const SCALING = { dims: [4, 16, 64, 256, 512], numKeys: 16, trials: 200, seed: 1
     ['additive', 'Additive (Bahdanau)', 'v_a^T tanh(W_a s + U_a h)'],
     ['general', 'General (Luong)', 's^T W_a h'],
     ['dot', 'Dot (Luong)', 's^T h'],
-    ['scaled_dot', 'Scaled dot (Vaswani)', 'q^T k / √d_k'],
+    ['scaled_dot', 'Scaled dot (Vaswani)', 'q^T k / √dₖ'],
   ];
   const rows = kinds.map(([kind, label, formula]) => {
     const f = classic.scoreFlops({ kind, queryDim: dim, attentionDim: dim, numQueries: n, numKeys: n });

@@ -36,7 +36,8 @@ export function loadPost(slug, dataFile) {
   const visibleText = textOf(html.replace(/<span class="?katex"?>[\s\S]*?<\/annotation>/g, ' ').replace(/<(pre|code)\b[^>]*>[\s\S]*?<\/\1>/gi, ' '));
   // The figure element of one generated table or chart (the shortcodes write data-table / data-chart="<name>").
   const generatedFigure = (kind, name) => {
-    const match = html.match(new RegExp(`<figure[^>]*data-${kind}="?${name}"?[^>]*>([\\s\\S]*?)</figure>`));
+    // The name ends at a quote, a space or the tag's end: "sqrt-d" is not "sqrt-d-example".
+    const match = html.match(new RegExp(`<figure[^>]*data-${kind}="?${name}(?=["\\s>])[^>]*>([\\s\\S]*?)</figure>`));
     return match ? match[1] : null;
   };
   return { path, file, html, data, visibleText, tableFigure: (name) => generatedFigure('table', name), chartFigure: (name) => generatedFigure('chart', name) };
