@@ -75,7 +75,7 @@ TEST_CASE("classic scaling: the unscaled softmax collapses toward one-hot as d g
     }
 }
 
-TEST_CASE("classic scaling: the softmax's gradient vanishes unscaled and holds scaled; the first trial is reported") {
+TEST_CASE("classic scaling: the softmax's gradient vanishes unscaled and holds scaled, and the first trial is reported") {
     const std::uint64_t seed = test::next_seed();
     INFO("seed=" << seed);
     ScalingExperimentOptions o;  // dims 4, 8, ..., 512
