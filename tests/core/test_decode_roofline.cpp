@@ -109,7 +109,7 @@ TEST_CASE("decode roofline: attention FLOPs equal the cost model's exact count f
     }
 }
 
-TEST_CASE("decode roofline: MLA reads the latent and the RoPE key; every head scores and mixes the latent") {
+TEST_CASE("decode roofline: MLA reads the latent and the RoPE key, and every head scores and mixes the latent") {
     // DeepSeek-V2: 60 layers, 128 heads, d_c = 512, d_R = 64. Per token and layer the cache holds 576
     // values (1152 B); each head does 2 x (512 + 64) FLOPs of scores and 2 x 512 of mixing, so the
     // attention's intensity is 128 x 2 x 1088 / 1152 = 241.78 FLOP/B: below the H100's ridge
