@@ -27,6 +27,10 @@ const PAGES = [
   '/visualizations/online-softmax/#step=99',
   '/visualizations/sliding-window-receptive-field/',
   '/visualizations/sliding-window-receptive-field/#layers=8&window=6&step=5',
+  '/visualizations/attention-pattern-zoo/',
+  '/visualizations/attention-pattern-zoo/#n=8192&step=4',
+  '/visualizations/attention-complexity-scaling/',
+  '/visualizations/attention-complexity-scaling/#metric=flops&marks=gpt-2&n=100000',
 ];
 
 let site;
