@@ -50,7 +50,7 @@ async function axes(page) {
     const svg = document.querySelector('.chart');
     const dense = svg.querySelector('path[data-method="dense"]');
     const first = dense.getPointAtLength(0), last = dense.getPointAtLength(dense.getTotalLength());
-    const dots = Object.fromEntries([...svg.querySelectorAll('.dot')].map((d) => [d.dataset.testid, { cx: +d.getAttribute('cx'), cy: +d.getAttribute('cy'), v: +d.dataset.value }]));
+    const dots = Object.fromEntries([...document.querySelectorAll('.chart-overlay .dot')].map((d) => [d.dataset.testid, { cx: +d.getAttribute('cx'), cy: +d.getAttribute('cy'), v: +d.dataset.value }]));
     const a100 = svg.querySelector('[data-testid="a100-line"] line');
     return { x0: first.x, x1: last.x, denseY0: first.y, denseY1: last.y, dots, a100Y: a100 ? +a100.getAttribute('y1') : null };
   });

@@ -2,6 +2,9 @@
 // each line at the current N (the core's complexityPoint), the model markers as vertical lines and,
 // for memory, the line of one A100's 80 GB. Drawn in CSS pixels at the element's width so labels
 // keep their size on a phone. The y axis is labelled in concrete sizes: binary bytes or FLOPs.
+// The dots and the line at N are a second SVG over the first, in its own compositing layer: Play
+// moves them every frame, and the lines, grid and labels beneath are neither rebuilt nor repainted.
+import { useMemo } from 'preact/hooks';
 import type { ComplexityPointInfo } from '../../../wasm/classic/sparse';
 import { fmtBytes } from '../shared/format';
 import { useWidth } from '../shared/useWidth';
@@ -41,38 +44,43 @@ export function Chart({ figure, n, points }: { figure: Figure; n: number; points
   const tickLabel = (t: number) => (metric === 'memory' ? fmtBytes(t, 0) : FLOP_NAMES[t]);
   const path = (xs: Float64Array, ys: Float64Array) => Array.from(xs, (v, i) => `${i ? 'L' : 'M'}${x(v).toFixed(1)},${y(ys[i]).toFixed(1)}`).join('');
   const shown = figure.markers.filter((mk) => marks.includes(markerKey(mk)));
+  const base = useMemo(() => (
+    <svg class="chart" width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img"
+      aria-label={`${metric === 'memory' ? 'Memory' : 'FLOPs'} of one attention head against sequence length, log-log, N from 256 to a million`}>
+      <g class="grid">
+        {ticks.map((t) => <g key={t}>
+          <line x1={m.left} x2={width - m.right} y1={y(t)} y2={y(t)} />
+          <text x={m.left - 6} y={y(t)} text-anchor="end" dominant-baseline="middle" class="tick">{tickLabel(t)}</text>
+        </g>)}
+        {N_TICKS.map((t) => <g key={t}>
+          <line x1={x(t)} x2={x(t)} y1={m.top} y2={height - m.bottom} />
+          <text x={x(t)} y={height - m.bottom + 16} text-anchor={t === N_MAX ? 'end' : 'middle'} class="tick">{N_NAMES[t]}</text>
+        </g>)}
+        <text x={m.left} y={height - m.bottom + 16} text-anchor="start" class="tick">256</text>
+      </g>
+      {metric === 'memory' && (
+        <g class="a100" data-testid="a100-line">
+          <line x1={m.left} x2={width - m.right} y1={y(figure.a100.bytes)} y2={y(figure.a100.bytes)} />
+          <text x={m.left + 4} y={y(figure.a100.bytes) - 5} class="a100-label">{figure.a100.label}</text>
+        </g>
+      )}
+      {shown.map((mk, i) => (
+        <g key={mk.model} class="marker" data-testid={`marker-${markerKey(mk)}`}>
+          <line x1={x(mk.contextTokens)} x2={x(mk.contextTokens)} y1={m.top} y2={height - m.bottom} />
+          <text x={x(mk.contextTokens) + (mk.contextTokens >= N_MAX ? -4 : 4)} y={m.top + 10 + 14 * i}
+            text-anchor={mk.contextTokens >= N_MAX ? 'end' : 'start'} class="marker-label">{mk.model.replace(' Pro', '')} ({mk.year})</text>
+        </g>
+      ))}
+      {figure.curves.map((c) => (
+        <path key={c.method} d={path(c.seqLen, metric === 'memory' ? c.peakBytes : c.flops)} class="curve" data-method={c.method}
+          stroke={METHOD_COLORS[c.method]} stroke-dasharray={DASHES[c.method]} />
+      ))}
+    </svg>
+  ), [figure, width]);  // everything else it reads follows from these two
   return (
     <div ref={ref} class="chart-frame" data-drawing>
-      <svg class="chart" width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img"
-        aria-label={`${metric === 'memory' ? 'Memory' : 'FLOPs'} of one attention head against sequence length, log-log, at N = ${n.toLocaleString('en-US')}`}>
-        <g class="grid">
-          {ticks.map((t) => <g key={t}>
-            <line x1={m.left} x2={width - m.right} y1={y(t)} y2={y(t)} />
-            <text x={m.left - 6} y={y(t)} text-anchor="end" dominant-baseline="middle" class="tick">{tickLabel(t)}</text>
-          </g>)}
-          {N_TICKS.map((t) => <g key={t}>
-            <line x1={x(t)} x2={x(t)} y1={m.top} y2={height - m.bottom} />
-            <text x={x(t)} y={height - m.bottom + 16} text-anchor={t === N_MAX ? 'end' : 'middle'} class="tick">{N_NAMES[t]}</text>
-          </g>)}
-          <text x={m.left} y={height - m.bottom + 16} text-anchor="start" class="tick">256</text>
-        </g>
-        {metric === 'memory' && (
-          <g class="a100" data-testid="a100-line">
-            <line x1={m.left} x2={width - m.right} y1={y(figure.a100.bytes)} y2={y(figure.a100.bytes)} />
-            <text x={m.left + 4} y={y(figure.a100.bytes) - 5} class="a100-label">{figure.a100.label}</text>
-          </g>
-        )}
-        {shown.map((mk, i) => (
-          <g key={mk.model} class="marker" data-testid={`marker-${markerKey(mk)}`}>
-            <line x1={x(mk.contextTokens)} x2={x(mk.contextTokens)} y1={m.top} y2={height - m.bottom} />
-            <text x={x(mk.contextTokens) + (mk.contextTokens >= N_MAX ? -4 : 4)} y={m.top + 10 + 14 * i}
-              text-anchor={mk.contextTokens >= N_MAX ? 'end' : 'start'} class="marker-label">{mk.model.replace(' Pro', '')} ({mk.year})</text>
-          </g>
-        ))}
-        {figure.curves.map((c, i) => (
-          <path key={c.method} d={path(c.seqLen, metric === 'memory' ? c.peakBytes : c.flops)} class="curve" data-method={c.method}
-            stroke={METHOD_COLORS[c.method]} stroke-dasharray={DASHES[c.method]} data-index={i} />
-        ))}
+      {base}
+      <svg class="chart-overlay" width={width} height={height} viewBox={`0 0 ${width} ${height}`} aria-hidden="true">
         <line class="now" x1={x(n)} x2={x(n)} y1={m.top} y2={height - m.bottom} />
         {points.map((p, i) => (
           <circle key={METHODS[i].method} class="dot" data-testid={`dot-${METHODS[i].method}`} data-value={value(p, metric)}

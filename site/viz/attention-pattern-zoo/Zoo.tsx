@@ -1,10 +1,10 @@
 // The six cells: title, the density image of the computed entries, and the core's counts. A cell
 // is a button: hovering, tapping or focusing it moves the step-through to it, so the narration
-// explains it. The current cell is outlined.
+// explains it. The current cell is outlined. Its visible text (title, paper, counts) is its name.
 import { useEffect, useRef } from 'preact/hooks';
 import { fmtBytes, fmtCount } from '../shared/format';
 import { CELL_COLOR, paintDensity } from './draw';
-import { PIXELS, type Cell, type Figure } from './model';
+import { PIXELS, shareOfDense, type Cell, type Figure } from './model';
 
 // The image is painted once per array the core returned; a cell still waiting for its image (LSH
 // while the worker hashes) keeps the last one, dimmed, under a note.
@@ -19,28 +19,23 @@ function Density({ cell }: { cell: Cell }) {
   </>;
 }
 
-function share(cell: Cell, dense: Cell): string {
-  const p = (100 * cell.entries) / dense.entries;
-  return `${p >= 10 ? p.toFixed(0) : p >= 1 ? p.toFixed(1) : p.toFixed(2)}%`;
-}
-
 export function Zoo({ figure, current, onPick }: { figure: Figure; current: number; onPick: (i: number) => void }) {
   const n = figure.config.n.toLocaleString('en-US');
   return (
     <div class="zoo" data-drawing role="group" aria-label={`Six attention patterns at N = ${n}`}>
       {figure.cells.map((cell, i) => (
         <button type="button" key={cell.id} class={i === current ? 'cell current' : 'cell'} data-testid={`cell-${cell.id}`}
-          aria-pressed={i === current} aria-label={`${cell.title}, ${cell.source}: ${fmtCount(cell.entries)} scores, ${share(cell, figure.dense)} of dense`}
+          aria-pressed={i === current}
           onMouseEnter={() => onPick(i)} onFocus={() => onPick(i)} onClick={() => onPick(i)}>
           <span class="cell-head">
-            <span class="cell-title"><span class="long">{cell.title}</span><span class="short" aria-hidden="true">{cell.short}</span></span>
+            <span class="cell-title"><span class="long">{cell.title}</span><span class="short">{cell.short}</span></span>
             <span class="cell-source">{cell.source}</span>
           </span>
           <span class="frame"><Density cell={cell} /></span>
           <span class="cell-params">{cell.params}</span>
           <span class="counters">
             <span class="k">scores</span>
-            <span class="v"><span data-testid={`entries-${cell.id}`}>{fmtCount(cell.entries)}</span> <span class="share" data-testid={`share-${cell.id}`}>{share(cell, figure.dense)}</span></span>
+            <span class="v"><span data-testid={`entries-${cell.id}`}>{fmtCount(cell.entries)}</span> <span class="share" data-testid={`share-${cell.id}`}>{shareOfDense(cell, figure.dense)}</span></span>
             <span class="k">FLOPs</span><span class="v" data-testid={`flops-${cell.id}`}>{fmtCount(cell.flops)}</span>
             <span class="k">memory</span><span class="v" data-testid={`memory-${cell.id}`}>{fmtBytes(cell.peakBytes)}</span>
           </span>

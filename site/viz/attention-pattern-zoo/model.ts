@@ -107,6 +107,12 @@ function buildCells(core: AttnClassic, n: number): Cell[] {
   return [dense, strided, longformer, bigbird, lsh, linformer];
 }
 
+/** A cell's scores as a share of dense attention's, to two or three significant digits: "3.3%". */
+export function shareOfDense(cell: Cell, dense: Cell): string {
+  const p = (100 * cell.entries) / dense.entries;
+  return `${p >= 10 ? p.toFixed(0) : p >= 1 ? p.toFixed(1) : p.toFixed(2)}%`;
+}
+
 // Every N the control offers, kept: a reader sliding back and forth revisits them.
 const cellsOf = boundedCache<Cell[]>(N_CHOICES.length);
 

@@ -1,16 +1,12 @@
 // What each pattern computes, in one or two sentences with its numbers at the current N (shown
 // when the step-through reaches a cell, or when the reader hovers, taps or focuses it).
 import { fmtBytes, fmtCount } from '../shared/format';
-import { LONGFORMER_ONE_SIDED, type Cell, type Figure } from './model';
+import { LONGFORMER_ONE_SIDED, shareOfDense, type Cell, type Figure } from './model';
 
-const pct = (cell: Cell, dense: Cell) => {
-  const p = (100 * cell.entries) / dense.entries;
-  return p >= 10 ? p.toFixed(0) : p >= 1 ? p.toFixed(1) : p.toFixed(2);
-};
 const int = (x: number) => x.toLocaleString('en-US');
 
 export function explain(f: Figure, cell: Cell): string {
-  const n = int(f.config.n), d = f.dense, share = `${pct(cell, d)}% of dense`;
+  const n = int(f.config.n), d = f.dense, share = `${shareOfDense(cell, d)} of dense`;
   switch (cell.id) {
     case 'dense':
       return `Dense: every query scores every key, N² = ${int(cell.entries)} scores, and the N × N matrix is stored: ${fmtBytes(cell.peakBytes)} at FP16 for one head of one layer. The other five cut this down.`;
