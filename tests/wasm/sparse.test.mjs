@@ -217,7 +217,8 @@ test('lshPattern counts the pairs lshAttention attends on the same seeded querie
   assert.equal(big.cost.scoreEntries, core.complexityPoint({ method: 'lsh', seqLen: 8192, lshBuckets: 8, lshRounds: 1, lshChunk: 64 }).scoreEntries);
   throwsThenRecovers(() => core.lshPattern({ seqLen: 16, pixels: 17 }), /pixels: must be in \[1, min\(seq_len, 2048\)\] = \[1, 16\], got 17/);
   throwsThenRecovers(() => core.lshPattern({ seqLen: 70000, pixels: 8 }), /seqLen: must be an integer in \[1, 65536\]/);
-  throwsThenRecovers(() => core.lshPattern({ seqLen: 65536, pixels: 8, numBuckets: 4096 }), /exceeds the in-browser limit/);
+  throwsThenRecovers(() => core.lshPattern({ seqLen: 65536, pixels: 8, numBuckets: 4096, headDim: 16 }), /numRounds\/numBuckets\/chunkLength: .* exceeds the in-browser limit/);
+  throwsThenRecovers(() => core.lshPattern({ seqLen: 65536, pixels: 8, headDim: 64 }), /seqLen\/headDim: seqLen \* headDim = 4194304 query values exceed the in-browser limit of 2097152/);
   throwsThenRecovers(() => core.lshPattern({ seqLen: 64, pixels: 8, numBuckets: 5 }), /num_buckets: must be 1 or an even number/);
   throwsThenRecovers(() => core.lshPattern(null), /seqLen: missing/);
   throwsThenRecovers(() => core.lshPattern({ pixels: 4 }), /seqLen: missing/);

@@ -130,12 +130,17 @@ val pattern_density_image_js(const val& in) {
 // round) and the chunk windows (2 m per query per round).
 constexpr std::size_t kMaxLshPatternLength = std::size_t{1} << 16;
 constexpr double kMaxLshPatternWork = double(std::size_t{1} << 26);
+constexpr std::size_t kMaxLshPatternValues = std::size_t{1} << 21;  // seeded query values drawn (Box-Muller)
 
 val lsh_pattern_js(const val& in) {
     return guarded([&] {
         if (in.isUndefined() || in.isNull()) throw Error("seqLen: missing (no arguments object given)");
         const std::size_t n = seq_len_arg(in, kMaxLshPatternLength);
         const std::size_t d = integer_arg(in, "headDim", 1, 256, 64);
+        if (n * d > kMaxLshPatternValues) {  // n <= 2^16, d <= 256: no wrap
+            throw Error("seqLen/headDim: seqLen * headDim = " + std::to_string(n * d) + " query values exceed the in-browser limit of " +
+                        std::to_string(kMaxLshPatternValues));
+        }
         LshOptions o;
         o.num_buckets = integer_arg(in, "numBuckets", 1, 4096, o.num_buckets);
         o.num_rounds = integer_arg(in, "numRounds", 1, 64, o.num_rounds);
