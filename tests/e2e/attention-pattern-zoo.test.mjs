@@ -145,7 +145,7 @@ test('hovering, tapping or focusing a cell explains it', async () => {
   await page.getByTestId('cell-lsh').hover();
   const kept = fmtCount(core.lshPattern(calls(2048).lsh).attendedPairs);
   const text = await page.getByTestId('narration').textContent();
-  assert.match(text, /^LSH \(Reformer\): 2,048 random query vectors are hashed by a random rotation into 64 buckets/);
+  assert.match(text, /^LSH \(Reformer\): 2,048 random queries are hashed into 64 buckets by a random rotation/);
   assert.ok(text.includes(`keeps the ${kept} pairs that share a bucket`), text);
   await page.getByTestId('cell-strided').focus();
   assert.match(await page.getByTestId('narration').textContent(), /^Strided \(Sparse Transformer\): .* l = 46 positions/);

@@ -1,7 +1,7 @@
 // What each pattern computes, in one or two sentences with its numbers at the current N (shown
 // when the step-through reaches a cell, or when the reader hovers, taps or focuses it).
 import { fmtBytes, fmtCount } from '../shared/format';
-import { LONGFORMER_ONE_SIDED, shareOfDense, type Cell, type Figure } from './model';
+import { BIGBIRD, LONGFORMER_ONE_SIDED, LSH_CHUNK, shareOfDense, type Cell, type Figure } from './model';
 
 const int = (x: number) => x.toLocaleString('en-US');
 
@@ -15,9 +15,9 @@ export function explain(f: Figure, cell: Cell): string {
     case 'longformer':
       return `Sliding window (Longformer): each token scores only the ${LONGFORMER_ONE_SIDED} tokens on each side, so the cost grows as N·w, linearly in N: ${fmtCount(cell.entries)} scores, ${share}. ${f.config.n <= 512 ? `At N = ${n} the window still covers almost everything.` : 'Stacked layers widen the reach, one window per layer.'}`;
     case 'bigbird':
-      return `BigBird: in blocks of 64, each block row scores its own and neighbouring blocks, 2 global blocks (which also see everything: the full first rows and columns), and 3 random blocks that shortcut long distances: ${fmtCount(cell.entries)} scores, ${share}.`;
+      return `BigBird: in blocks of ${BIGBIRD.block}, each block row scores its own and neighbouring blocks, ${BIGBIRD.global} global blocks (which also see everything: the full first rows and columns), and ${BIGBIRD.randomBlocks} random blocks that shortcut long distances: ${fmtCount(cell.entries)} scores, ${share}.`;
     case 'lsh':
-      return `LSH (Reformer): ${n} random query vectors are hashed by a random rotation into ${cell.size} buckets, sorted by bucket and cut into chunks of 64; a query scores its own and the previous chunk (${fmtCount(cell.entries)} scores, ${share}) and keeps ${cell.kept === null ? 'only the pairs that share a bucket (being counted)' : `the ${fmtCount(cell.kept)} pairs that share a bucket`}. Which pairs depends on the vectors, not on positions; the look-back puts more of them left of the diagonal.`;
+      return `LSH (Reformer): ${n} random queries are hashed into ${cell.size} buckets by a random rotation, sorted by bucket and cut into chunks of ${LSH_CHUNK}; each scores its own and the previous chunk (${fmtCount(cell.entries)} scores, ${share}) and keeps ${cell.kept === null ? 'those in its bucket (being counted)' : `the ${fmtCount(cell.kept)} pairs that share a bucket`}. Which pairs depends on the vectors, not on positions; the look-back puts more of them left of the diagonal.`;
     case 'linformer':
       return `Low rank (Linformer): keys and values are projected from N = ${n} rows down to k = ${cell.size}, so the score matrix is N × k, the strip on the left: ${fmtCount(cell.entries)} scores, ${share}. No column is a single key any more, which is why precise lookup suffers.`;
   }
