@@ -11,16 +11,16 @@ import { TimelineScrubber } from '../shared/TimelineScrubber';
 import { fmtBytes, fmtCount } from '../shared/format';
 import { Chart } from './Chart';
 import { METHOD_COLORS } from './colors';
-import { markerKey, METHODS, METRICS, N_MAX, N_MIN, value, type Metric } from './model';
+import { markerKey, METHODS, METRICS, N_MAX, N_MIN, PARAMS, value, type Metric } from './model';
 import { LOOK_FOR, narration } from './narration';
 import type { FigureState } from './state';
 
 const LEGEND_NOTES: Record<string, string> = {
   dense: 'O(N²)',
   sparse: 'O(N√N), stride ⌈√N⌉',
-  lsh: 'linear FLOPs at a fixed chunk of 64; the N log N is its sort',
-  linformer: 'O(N), k = 256',
-  performer: 'O(N), 256 features',
+  lsh: `linear FLOPs at a fixed chunk of ${PARAMS.lshChunk}; the N log N is its sort`,
+  linformer: `O(N), k = ${PARAMS.linformerK}`,
+  performer: `O(N), ${PARAMS.performerFeatures} features`,
   flash: 'exact: N² FLOPs, O(N) memory',
 };
 
@@ -64,7 +64,7 @@ export function App({ state }: { state: FigureState }) {
           </Fold>
           <Fold more="Values" fewer="Hide values" class="panel-fold">
             <table class="readout" data-testid="readout">
-              <thead><tr><th scope="col">N = {N.toLocaleString('en-US')}, one head, d = 64, FP16</th><th scope="col">{metric === 'memory' ? 'memory' : 'FLOPs'}</th><th scope="col">vs dense</th></tr></thead>
+              <thead><tr><th scope="col">N = {N.toLocaleString('en-US')}, one head, d = {PARAMS.headDim}, FP16</th><th scope="col">{metric === 'memory' ? 'memory' : 'FLOPs'}</th><th scope="col">vs dense</th></tr></thead>
               <tbody>
                 {METHODS.map(({ method, name }, i) => (
                   <tr key={method}>
@@ -75,8 +75,9 @@ export function App({ state }: { state: FigureState }) {
                 ))}
               </tbody>
             </table>
-            <p class="note values-note">Reformer: 64 buckets, 4 rounds, chunks of 64; its sort takes {fmtCount(pts[2].sortComparisons)} comparisons
-              at this N (N log₂ N per round). Linformer k = 256; Performer 256 features; FlashAttention's 64 × 64 tile.</p>
+            <p class="note values-note">Reformer: {PARAMS.lshBuckets} buckets, {PARAMS.lshRounds} rounds, chunks of {PARAMS.lshChunk}; its sort
+              takes {fmtCount(pts[2].sortComparisons)} comparisons at this N (N log₂ N per round). Linformer k = {PARAMS.linformerK};
+              Performer {PARAMS.performerFeatures} features; FlashAttention's {PARAMS.flashBlockQ} × {PARAMS.flashBlockK} tile.</p>
           </Fold>
           <Fold more="Sources" fewer="Hide sources" always class="panel-fold">
             <p class="note" data-testid="sources">Counts from the core's implementations with their constants.{' '}

@@ -11,8 +11,14 @@ export const CURVE_POINTS = 96;
 /** The clock's stops: N = 256, then every decade to a million (log10 N). */
 export const STOPS = [Math.log10(N_MIN), 3, 4, 5, 6];
 
-/** One head, d = 64, FP16; every other constant is the core's default (ComplexityParams). */
-export const PARAMS = { headDim: 64, valueDim: 64, bytesPerElement: 2 } as const;
+/**
+ * One head, d = 64, FP16, and each method's constants as the core's implementations default to
+ * them (ComplexityParams), passed explicitly so that the text quoting them says what was counted.
+ */
+export const PARAMS = {
+  headDim: 64, valueDim: 64, bytesPerElement: 2,
+  lshBuckets: 64, lshRounds: 4, lshChunk: 64, linformerK: 256, performerFeatures: 256, flashBlockQ: 64, flashBlockK: 64,
+} as const;
 
 export type Metric = 'memory' | 'flops';
 export const METRICS: { value: Metric; text: string }[] = [{ value: 'memory', text: 'Memory' }, { value: 'flops', text: 'FLOPs' }];

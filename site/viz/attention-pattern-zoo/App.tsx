@@ -9,7 +9,7 @@ import { PlayControls } from '../shared/PlayControls';
 import { TimelineScrubber } from '../shared/TimelineScrubber';
 import { colors } from '../shared/theme';
 import { CELL_COLOR } from './draw';
-import { N_CHOICES, PIXELS } from './model';
+import { HEAD_DIM, N_CHOICES, PIXELS } from './model';
 import { explain, LOOK_FOR } from './narration';
 import type { FigureState } from './state';
 import { Zoo } from './Zoo';
@@ -41,7 +41,7 @@ export function App({ state }: { state: FigureState }) {
           { swatch: colors.active, label: 'the pattern explained below', outline: true },
         ]} />
         <p class="note">Each image is the N × N score matrix (queries down, keys across) at {PIXELS} × {PIXELS} pixels, one head,
-          d = 64; memory is the scores kept at FP16 (Reformer and Linformer: their whole working set), as the core counts them.</p>
+          d = {HEAD_DIM}; memory is the scores kept at FP16 (Reformer and Linformer: their whole working set), as the core counts them.</p>
       </Fold>
 
       <Zoo figure={f} current={step} onPick={pick} />
