@@ -18,7 +18,7 @@ export function narration(f: Figure, n: number, points: ComplexityPointInfo[]): 
       `The approximations keep ${fmtBytes(lo)} to ${fmtBytes(hi)}; FlashAttention, exact, keeps ${fmtBytes(flash.peakBytes)}: two numbers per row and one ${PARAMS.flashBlockQ} × ${PARAMS.flashBlockK} tile.`;
   }
   return `N = ${N}: dense attention and FlashAttention both do ${fmtCount(dense.flops)}FLOPs, exactly the same work; ` +
-    `the approximations do ${fmtCount(Math.min(...approx.map((p) => p.flops)))} to ${fmtCount(Math.max(...approx.map((p) => p.flops)))}. ` +
+    `the approximations do ${fmtCount(Math.min(...approx.map((p) => p.flops)))}FLOPs to ${fmtCount(Math.max(...approx.map((p) => p.flops)))}FLOPs. ` +
     `Reformer's FLOPs grow linearly (each query scores two chunks of ${PARAMS.lshChunk} keys); its log N is in the sort by bucket, ${fmtCount(lsh.sortComparisons)} comparisons here.`;
 }
 
