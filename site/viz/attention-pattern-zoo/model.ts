@@ -46,8 +46,6 @@ export interface Cell {
   short: string;
   /** Allowed entries / cells of each pixel, PIXELS x PIXELS (Linformer: its N x k matrix, k columns of N); null while LSH hashes. */
   fraction: Float32Array | null;
-  /** Columns of the image in use: PIXELS, or Linformer's k in pixels. */
-  columns: number;
   /** Scores the method computes for one head (LSH: the chunk blocks, before the bucket mask). */
   entries: number;
   /** LSH: the pairs it keeps after the bucket mask (null while it hashes); others: the entries. */
@@ -72,7 +70,7 @@ export interface Figure {
 function patternCell(core: AttnClassic, n: number, id: CellId, title: string, source: string, pattern: SparsePatternInput, params: string, size = 0): Cell {
   const stats = core.patternStats({ pattern, seqLen: n, headDim: HEAD_DIM, valueDim: HEAD_DIM, bytesPerScore: BYTES_PER_ELEMENT });
   const image = core.patternDensityImage({ pattern, seqLen: n, pixels: PIXELS });
-  return { id, title, short: title, source, fraction: image.fraction, columns: PIXELS, entries: stats.entries, kept: stats.entries, flops: stats.flops, peakBytes: stats.scoreBytes, params, size };
+  return { id, title, short: title, source, fraction: image.fraction, entries: stats.entries, kept: stats.entries, flops: stats.flops, peakBytes: stats.scoreBytes, params, size };
 }
 
 // The cells of N, LSH's without its image.
@@ -91,17 +89,17 @@ function buildCells(core: AttnClassic, n: number): Cell[] {
 
   const lshCost = core.complexityPoint({ method: 'lsh', seqLen: n, lshBuckets: LSH_BUCKETS, lshRounds: 1, lshChunk: LSH_CHUNK, ...common });
   const lsh: Cell = {
-    id: 'lsh', title: 'LSH buckets', short: 'LSH', source: 'Reformer, Kitaev et al. 2020', fraction: null, columns: PIXELS,
+    id: 'lsh', title: 'LSH buckets', short: 'LSH', source: 'Reformer, Kitaev et al. 2020', fraction: null,
     entries: lshCost.scoreEntries, kept: null, flops: lshCost.flops, peakBytes: lshCost.peakBytes,
     params: `${LSH_BUCKETS} buckets, chunks of ${LSH_CHUNK}, 1 round`, size: LSH_BUCKETS,
   };
 
   const k = Math.min(LINFORMER_K, n);
   const lin = core.complexityPoint({ method: 'linformer', seqLen: n, linformerK: k, ...common });
-  const columns = Math.max(1, Math.round((PIXELS * k) / n));
+  const columns = Math.max(1, Math.round((PIXELS * k) / n));  // the k projected keys, across the N x N frame's width
   const linformer: Cell = {
     id: 'linformer', title: 'Low rank', short: 'Low rank', source: 'Linformer, Wang et al. 2020', fraction: new Float32Array(PIXELS * PIXELS).map((_, i) => (i % PIXELS < columns ? 1 : 0)),
-    columns, entries: lin.scoreEntries, kept: lin.scoreEntries, flops: lin.flops, peakBytes: lin.peakBytes,
+    entries: lin.scoreEntries, kept: lin.scoreEntries, flops: lin.flops, peakBytes: lin.peakBytes,
     params: `k = ${k} projected keys`, size: k,
   };
   return [dense, strided, longformer, bigbird, lsh, linformer];
