@@ -195,6 +195,38 @@ export const SWEEPS = [
       }
     },
   },
+  {
+    name: 'attention-pattern-zoo',
+    label: 'attention-pattern-zoo (N = 256 .. 8,192)',
+    path: '/visualizations/attention-pattern-zoo/',
+    sweep: async (time, { setValue, step }) => {
+      const slider = document.querySelector('.pattern-zoo .controls input[type="range"]');
+      const cells = [...document.querySelectorAll('.zoo .cell')];
+      for (let round = 0; round < 2; round++) {
+        for (const i of [5, 4, 3, 2, 1, 0, 5, 3]) await time(() => setValue(slider, i), 'setting');
+        for (let i = 0; i < 5; i++) await time(() => step('forward'), 'step');
+        for (const c of [cells[1], cells[4]]) await time(() => c.click(), 'step');
+        for (let i = 0; i < 3; i++) await time(() => step('back'), 'step');
+      }
+    },
+  },
+  {
+    name: 'attention-complexity-scaling',
+    label: 'attention-complexity-scaling',
+    path: '/visualizations/attention-complexity-scaling/',
+    sweep: async (time, { setValue, step }) => {
+      const slider = document.querySelector('.complexity-scaling .controls input[type="range"]');
+      const radios = [...document.querySelectorAll('[role="radio"]')];
+      const boxes = [...document.querySelectorAll('.marks input')];
+      for (let round = 0; round < 2; round++) {
+        for (const v of [3, 3.5, 4.2, 5, 5.7, 6, 2.5]) await time(() => setValue(slider, v), 'setting');
+        for (const r of [radios[1], radios[0]]) await time(() => r.click(), 'setting');
+        for (const b of [...boxes, ...boxes]) await time(() => b.click(), 'setting');
+        for (let i = 0; i < 4; i++) await time(() => step('forward'), 'step');
+        for (let i = 0; i < 4; i++) await time(() => step('back'), 'step');
+      }
+    },
+  },
 ];
 
 /** The sweep of the visualization called `name`. */

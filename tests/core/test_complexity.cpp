@@ -98,7 +98,7 @@ TEST_CASE("Complexity points use each implementation's own counts") {
 
 TEST_CASE("Complexity curves grow as their big-O says up to a million tokens") {
     const auto curves = complexity_curves(16, 1000000, 60);
-    REQUIRE(curves.size() == 5);
+    REQUIRE(curves.size() == 6);
     for (const auto& c : curves) {
         INFO(c.name);
         REQUIRE(c.points.size() >= 40);
@@ -126,7 +126,44 @@ TEST_CASE("Complexity curves grow as their big-O says up to a million tokens") {
     CHECK(sort < 1.25);
     // At a million tokens dense attention needs N^2 * 2 bytes = 2 TB for one head's scores.
     CHECK(curves[0].points.back().peak_bytes == 2000000000000ull);
-    for (std::size_t m = 1; m < 5; ++m) CHECK(curves[m].points.back().peak_bytes < curves[0].points.back().peak_bytes / 100);
+    for (std::size_t m = 1; m < 6; ++m) CHECK(curves[m].points.back().peak_bytes < curves[0].points.back().peak_bytes / 100);
+}
+
+TEST_CASE("FlashAttention's curve: dense attention's FLOPs, linear extra memory") {
+    ComplexityParams p;
+    p.head_dim = 80;
+    p.value_dim = 48;
+    p.bytes_per_element = 2;
+    for (std::size_t n : {1u, 3u, 17u, 63u, 64u, 113u, 4096u, 65537u, 1000000u}) {
+        INFO("N " << n);
+        const ComplexityPoint f = complexity_point(ComplexityMethod::flash, n, p);
+        const ComplexityPoint d = complexity_point(ComplexityMethod::dense, n, p);
+        CHECK(f.flops == d.flops);
+        CHECK(f.score_entries == d.score_entries);
+        CHECK(f.sort_comparisons == 0);
+        // m and l for every row, plus one 64 x 64 score tile (smaller when N is).
+        const std::uint64_t side = std::min<std::uint64_t>(n, 64);
+        CHECK(f.peak_bytes == (2 * std::uint64_t{n} + side * side) * 2);
+    }
+    p.flash_block_q = 128;
+    p.flash_block_k = 32;
+    CHECK(complexity_point(ComplexityMethod::flash, 1000, p).peak_bytes == (2000 + 128 * 32) * 2);
+    CHECK(growth_exponent(ComplexityMethod::flash, 100000, &ComplexityPoint::peak_bytes) == doctest::Approx(1.0).epsilon(0.01));
+    CHECK(growth_exponent(ComplexityMethod::flash, 100000, &ComplexityPoint::flops) == doctest::Approx(2.0).epsilon(1e-6));
+    // At a million tokens: 2 TB of scores for dense attention, about 4 MB for FlashAttention.
+    CHECK(complexity_point(ComplexityMethod::flash, 1000000).peak_bytes == (2000000 + 4096) * 2);
+    p.flash_block_k = 0;
+    check_error([&] { complexity_point(ComplexityMethod::flash, 10, p); }, "flash_block_k: must be in [1, 4096], got 0");
+    p.flash_block_k = 64;
+    p.flash_block_q = 5000;
+    check_error([&] { complexity_curves(1, 10, 4, p); }, "flash_block_q: must be in [1, 4096], got 5000");
+}
+
+TEST_CASE("The A100 memory line comes from the GPU presets") {
+    const MemoryReference a100 = a100_memory_reference();
+    CHECK(a100.bytes == 80000000000ull);
+    CHECK(a100.label == "80 GB: one A100");
+    CHECK(a100.source.find("A100") != std::string::npos);
 }
 
 TEST_CASE("Time-line markers carry corrected years, context lengths and sources") {

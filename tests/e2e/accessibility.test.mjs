@@ -40,6 +40,10 @@ const PAGES = [
   '/visualizations/decode-roofline/#model=deepseek-v2&gpu=a100-sxm-80gb&ctx=4096&batch=64&weights=0&step=8',
   '/visualizations/ring-attention-rotation/',
   '/visualizations/ring-attention-rotation/#seq=16384&devices=8&link=25&step=8',
+  '/visualizations/attention-pattern-zoo/',
+  '/visualizations/attention-pattern-zoo/#n=8192&step=4',
+  '/visualizations/attention-complexity-scaling/',
+  '/visualizations/attention-complexity-scaling/#metric=flops&marks=gpt-2&n=100000',
 ];
 
 let site;

@@ -10,6 +10,8 @@
 #include <cstring>
 #include <vector>
 
+#include "attn/approx/complexity.hpp"
+#include "attn/approx/lsh_pattern.hpp"
 #include "attn/approx/sparse_patterns.hpp"
 #include "attn/attention/flash_backward.hpp"
 #include "attn/attention/flash_forward.hpp"
@@ -143,6 +145,34 @@ void work_partition(Bytes& in) {
                                presets[in.small(presets.size() - 1)]);
 }
 
+// Reformer's pattern over raw queries (any shape, NaN included) and options at and past their limits.
+void lsh_pattern(Bytes& in) {
+    attn::approx::LshOptions o;
+    o.num_buckets = in.size_value();
+    o.num_rounds = in.size_value();
+    o.chunk_length = in.size_value();
+    o.seed = in.byte();
+    attn::Shape4 s = in.shape(24);
+    if (in.byte() % 2) s.batch = s.heads = 1;
+    attn::approx::lsh_pattern(attn::Tensor4<double>(s, std::vector<double>(s.numel(), in.real())), o, in.size_value());
+}
+
+// Every complexity method at any N, with parameters at and past their limits.
+void complexity(Bytes& in) {
+    attn::approx::ComplexityParams c;
+    c.head_dim = in.size_value();
+    c.value_dim = in.size_value();
+    c.bytes_per_element = in.size_value();
+    c.lsh_buckets = in.size_value();
+    c.lsh_rounds = in.size_value();
+    c.lsh_chunk = in.size_value();
+    c.linformer_k = in.size_value();
+    c.performer_features = in.size_value();
+    c.flash_block_q = in.size_value();
+    c.flash_block_k = in.size_value();
+    attn::approx::complexity_point(static_cast<attn::approx::ComplexityMethod>(in.small(6)), in.size_value(), c);
+}
+
 void sparse_pattern(Bytes& in) {
     attn::approx::SparsePattern p;
     p.kind = static_cast<attn::approx::PatternKind>(in.small(5));
@@ -155,8 +185,12 @@ void sparse_pattern(Bytes& in) {
     p.random_blocks = in.small(4);
     p.seed = in.byte();
     const std::size_t n = in.size_value() % 4096;
-    if (in.byte() % 2) attn::approx::pattern_stats(p, n);
-    else attn::approx::pattern_density_image(p, n, 1 + in.small(64));
+    switch (in.byte() % 4) {
+        case 0: attn::approx::pattern_stats(p, n); break;
+        case 1: attn::approx::pattern_density_image(p, n, 1 + in.small(64)); break;
+        case 2: lsh_pattern(in); break;
+        default: complexity(in); break;
+    }
 }
 
 void scalars(Bytes& in) {

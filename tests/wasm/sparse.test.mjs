@@ -136,10 +136,10 @@ test('sparseAttention: covering patterns match dense attention, sparse ones repo
     k: core.randomNormal([1, 2, n - 1, 8], 2, 1), pattern: { kind: 'dense' } }), /key: sparse patterns are self-attention/);
 });
 
-test('complexityCurves and complexityPoint: five methods up to a million tokens', () => {
+test('complexityCurves and complexityPoint: six methods up to a million tokens', () => {
   const curves = core.complexityCurves({ nMin: 256, nMax: 1000000, points: 40 });
-  assert.deepEqual(curves.map((c) => c.method), ['dense', 'sparse', 'lsh', 'linformer', 'performer']);
-  assert.deepEqual(curves.map((c) => c.bigO), ['N^2', 'N sqrt N', 'N log N', 'N', 'N']);
+  assert.deepEqual(curves.map((c) => c.method), ['dense', 'sparse', 'lsh', 'linformer', 'performer', 'flash']);
+  assert.deepEqual(curves.map((c) => c.bigO), ['N^2', 'N sqrt N', 'N log N', 'N', 'N', 'N^2 FLOPs, N memory']);
   for (const c of curves) {
     assert.equal(c.seqLen[0], 256);
     assert.equal(c.seqLen[c.seqLen.length - 1], 1000000);
@@ -151,9 +151,85 @@ test('complexityCurves and complexityPoint: five methods up to a million tokens'
   assert.equal(dense2k.scoreEntries, 2048 * 2048);
   const lsh = core.complexityPoint({ method: 'lsh', seqLen: 1024, lshRounds: 2 });
   assert.equal(lsh.sortComparisons, 2 * 1024 * 10);
-  throwsThenRecovers(() => core.complexityPoint({ method: 'flash', seqLen: 10 }), /method: must be 'dense'/);
+  throwsThenRecovers(() => core.complexityPoint({ method: 'window', seqLen: 10 }), /method: must be 'dense', .* or 'flash'/);
   throwsThenRecovers(() => core.complexityCurves({ lshBuckets: 3 }), /lsh_buckets: must be 1 or an even number/);
   throwsThenRecovers(() => core.complexityCurves({ nMin: 10, nMax: 5 }), /nMin: must be an integer in \[1, 5\]/);
+});
+
+test('flash: dense attention\'s FLOPs and scores, memory of the row statistics and one tile', () => {
+  for (const seqLen of [1, 17, 64, 1000, 1000000]) {
+    const flash = core.complexityPoint({ method: 'flash', seqLen, headDim: 96, valueDim: 80 });
+    const dense = core.complexityPoint({ method: 'dense', seqLen, headDim: 96, valueDim: 80 });
+    assert.equal(flash.flops, dense.flops);
+    assert.equal(flash.scoreEntries, dense.scoreEntries);
+    const side = Math.min(seqLen, 64);
+    assert.equal(flash.peakBytes, (2 * seqLen + side * side) * 2, `N = ${seqLen}`);
+  }
+  const tiles = core.complexityPoint({ method: 'flash', seqLen: 4096, flashBlockQ: 128, flashBlockK: 32, bytesPerElement: 4 });
+  assert.equal(tiles.peakBytes, (2 * 4096 + 128 * 32) * 4);
+  const curve = core.complexityCurves({ nMin: 1000, nMax: 1000000, points: 4 }).find((c) => c.method === 'flash');
+  assert.deepEqual([...curve.seqLen], [1000, 10000, 100000, 1000000]);
+  assert.deepEqual([...curve.peakBytes], [1000, 10000, 100000, 1000000].map((n) => (2 * n + 4096) * 2));
+  throwsThenRecovers(() => core.complexityPoint({ method: 'flash', seqLen: 10, flashBlockQ: 0 }), /flashBlockQ: must be an integer in \[1, 4096\]/);
+  throwsThenRecovers(() => core.complexityCurves({ flashBlockK: 4097 }), /flashBlockK: must be an integer in \[1, 4096\]/);
+});
+
+test('memoryReference: one A100 80GB from the GPU presets, with its datasheet', () => {
+  const ref = core.memoryReference();
+  assert.equal(ref.label, '80 GB: one A100');
+  assert.equal(ref.bytes, 80e9);
+  assert.match(ref.source, /A100 Tensor Core GPU datasheet/);
+});
+
+// The attended pairs of lshAttention on the same seeded queries, rebuilt from its buckets.
+function lshReferenceMask(run, n) {
+  const rounds = run.buckets.length / n, m = run.chunkLength;
+  const mask = new Uint8Array(n * n);
+  for (let r = 0; r < rounds; r++) {
+    const b = run.buckets.subarray(r * n, (r + 1) * n);
+    const order = [...Array(n).keys()].sort((x, y) => b[x] - b[y] || x - y);
+    const chunk = new Array(n);
+    order.forEach((pos, s) => { chunk[pos] = Math.floor(s / m); });
+    for (let i = 0; i < n; i++) {
+      for (let j = 0; j < n; j++) {
+        if (i !== j && b[i] === b[j] && (chunk[j] === chunk[i] || chunk[j] + 1 === chunk[i])) mask[i * n + j] = 1;
+      }
+    }
+  }
+  for (let i = 0; i < n; i++) if (!mask.subarray(i * n, (i + 1) * n).some((x) => x)) mask[i * n + i] = 1;
+  return mask;
+}
+
+test('lshPattern counts the pairs lshAttention attends on the same seeded queries', () => {
+  for (const [n, headDim, numBuckets, numRounds, chunkLength, seed] of [[37, 6, 4, 2, 8, 3], [129, 16, 8, 1, 16, 11], [64, 4, 2, 3, 64, 0]]) {
+    const shape = [1, 1, n, headDim];
+    const q = core.randomNormal(shape, seed, 1);  // the vectors lshPattern draws from `seed`
+    const run = core.lshAttention({ q, qShape: shape, k: q, kShape: shape, v: q, vShape: shape, numBuckets, numRounds, chunkLength, seed });
+    const mask = lshReferenceMask(run, n);
+    const full = core.lshPattern({ seqLen: n, headDim, numBuckets, numRounds, chunkLength, seed, pixels: n });
+    assert.deepEqual([...full.allowed], [...mask], `N = ${n}`);
+    assert.equal(full.attendedPairs, mask.reduce((a, b) => a + b, 0));
+    assert.equal(full.cost.scoreEntries, run.cost.scoreEntries);
+    assert.equal(full.chunkLength, run.chunkLength);
+  }
+  const big = core.lshPattern({ seqLen: 8192, pixels: 256, numBuckets: 8 });
+  assert.equal(big.allowed.reduce((a, b) => a + b, 0), big.attendedPairs);
+  assert.equal(big.cost.scoreEntries, core.complexityPoint({ method: 'lsh', seqLen: 8192, lshBuckets: 8, lshRounds: 1, lshChunk: 64 }).scoreEntries);
+  throwsThenRecovers(() => core.lshPattern({ seqLen: 16, pixels: 17 }), /pixels: must be in \[1, min\(seq_len, 2048\)\] = \[1, 16\], got 17/);
+  throwsThenRecovers(() => core.lshPattern({ seqLen: 70000, pixels: 8 }), /seqLen: must be an integer in \[1, 65536\]/);
+  throwsThenRecovers(() => core.lshPattern({ seqLen: 65536, pixels: 8, numBuckets: 4096, headDim: 16 }), /numRounds\/numBuckets\/chunkLength: .* exceeds the in-browser limit/);
+  throwsThenRecovers(() => core.lshPattern({ seqLen: 65536, pixels: 8, headDim: 64 }), /seqLen\/headDim: seqLen \* headDim = 4194304 query values exceed the in-browser limit of 2097152/);
+  throwsThenRecovers(() => core.lshPattern({ seqLen: 64, pixels: 8, numBuckets: 5 }), /num_buckets: must be 1 or an even number/);
+  throwsThenRecovers(() => core.lshPattern(null), /seqLen: missing/);
+  throwsThenRecovers(() => core.lshPattern({ pixels: 4 }), /seqLen: missing/);
+  throwsThenRecovers(() => core.lshPattern({ seqLen: 64 }), /pixels: missing/);
+});
+
+test('timing at N = 8192: lshPattern at 256 px (reported, not asserted)', (t) => {
+  for (const numBuckets of [8, 64]) {
+    const x = timeCalls(() => core.lshPattern({ seqLen: 8192, pixels: 256, numBuckets }), 10);
+    t.diagnostic(`lshPattern ${numBuckets} buckets: median ${x.median.toFixed(3)} ms, p95 ${x.p95.toFixed(3)} ms, cpu ${x.cpu.toFixed(3)} ms`);
+  }
 });
 
 test('timelineMarkers: corrected years and context lengths, each with a source', () => {

@@ -4,12 +4,15 @@
 // time-line markers. Thin: read and check the arguments, call attn::approx, return plain objects.
 #include <emscripten/bind.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "attention_args.hpp"
 #include "attn/approx/complexity.hpp"
+#include "attn/approx/lsh_pattern.hpp"
 #include "attn/approx/sparse_patterns.hpp"
+#include "attn/random.hpp"
 #include "approx_result_js.hpp"
 #include "convert.hpp"
 #include "limits.hpp"
@@ -73,6 +76,20 @@ void require_block_rows(const SparsePattern& p, std::size_t n) {
     }
 }
 
+// A density image as the page reads it: edges, counts and the fraction of each pixel allowed.
+val density_image_js(const DensityImage& img) {
+    std::vector<float> fraction(img.pixels * img.pixels);
+    for (std::size_t r = 0; r < img.pixels; ++r) {
+        for (std::size_t c = 0; c < img.pixels; ++c) fraction[r * img.pixels + c] = static_cast<float>(img.fraction(r, c));
+    }
+    val out = val::object();
+    out.set("pixels", img.pixels);
+    out.set("edges", typed_array(std::vector<double>(img.edges.begin(), img.edges.end())));
+    out.set("allowed", typed_array(std::vector<double>(img.allowed.begin(), img.allowed.end())));
+    out.set("fraction", to_float32_array(fraction));
+    return out;
+}
+
 val pattern_mask_js(const val& in) {
     return guarded([&] {
         const SparsePattern p = pattern_arg(in);
@@ -104,16 +121,50 @@ val pattern_density_image_js(const val& in) {
         const std::size_t n = seq_len_arg(in, kMaxPatternLength);
         require_block_rows(p, n);
         if (in["pixels"].isUndefined()) throw Error("pixels: missing");
-        const DensityImage img = pattern_density_image(p, n, integer_arg(in, "pixels", 1, 2048, 1));
-        std::vector<float> fraction(img.pixels * img.pixels);
-        for (std::size_t r = 0; r < img.pixels; ++r) {
-            for (std::size_t c = 0; c < img.pixels; ++c) fraction[r * img.pixels + c] = static_cast<float>(img.fraction(r, c));
+        return density_image_js(pattern_density_image(p, n, integer_arg(in, "pixels", 1, 2048, 1)));
+    });
+}
+
+// Reformer's pattern at the zoo's lengths: a seeded head of queries hashed, sorted and chunked as
+// lsh_attention does, its attended pairs counted per pixel. Bounded by the hash (N d buckets/2 per
+// round) and the chunk windows (2 m per query per round).
+constexpr std::size_t kMaxLshPatternLength = std::size_t{1} << 16;
+constexpr double kMaxLshPatternWork = double(std::size_t{1} << 26);
+constexpr std::size_t kMaxLshPatternValues = std::size_t{1} << 21;  // seeded query values drawn (Box-Muller)
+
+val lsh_pattern_js(const val& in) {
+    return guarded([&] {
+        if (in.isUndefined() || in.isNull()) throw Error("seqLen: missing (no arguments object given)");
+        const std::size_t n = seq_len_arg(in, kMaxLshPatternLength);
+        const std::size_t d = integer_arg(in, "headDim", 1, 256, 64);
+        if (n * d > kMaxLshPatternValues) {  // n <= 2^16, d <= 256: no wrap
+            throw Error("seqLen/headDim: seqLen * headDim = " + std::to_string(n * d) + " query values exceed the in-browser limit of " +
+                        std::to_string(kMaxLshPatternValues));
         }
-        val out = val::object();
-        out.set("pixels", img.pixels);
-        out.set("edges", typed_array(std::vector<double>(img.edges.begin(), img.edges.end())));
-        out.set("allowed", typed_array(std::vector<double>(img.allowed.begin(), img.allowed.end())));
-        out.set("fraction", to_float32_array(fraction));
+        LshOptions o;
+        o.num_buckets = integer_arg(in, "numBuckets", 1, 4096, o.num_buckets);
+        o.num_rounds = integer_arg(in, "numRounds", 1, 64, o.num_rounds);
+        o.chunk_length = integer_arg(in, "chunkLength", 1, kMaxPatternLength, o.chunk_length);
+        o.seed = integer_arg(in, "seed", 0, kMaxSeed, 0);
+        if (in["pixels"].isUndefined()) throw Error("pixels: missing");
+        const std::size_t pixels = integer_arg(in, "pixels", 1, 2048, 1);
+        const double m = double(std::min(o.chunk_length, n));
+        const double work = double(o.num_rounds) * double(n) * (double(d) * double(o.num_buckets) / 2 + 2 * m);
+        if (work > kMaxLshPatternWork) {
+            throw Error("numRounds/numBuckets/chunkLength: numRounds * seqLen * (headDim * numBuckets / 2 + 2 * chunkLength) = " +
+                        std::to_string(static_cast<long long>(work)) + " exceeds the in-browser limit of " +
+                        std::to_string(static_cast<long long>(kMaxLshPatternWork)));
+        }
+        // The queries: one head of i.i.d. N(0, 1) vectors from the seed (attn::random_normal).
+        const LshPattern r = lsh_pattern(random_normal({1, 1, n, d}, o.seed), o, pixels);
+        val out = density_image_js(r.image);
+        out.set("attendedPairs", counter(r.attended_pairs));
+        out.set("chunkLength", r.chunk_length);
+        val cost = val::object();
+        cost.set("scoreEntries", counter(r.cost.score_entries));
+        cost.set("flops", counter(r.cost.flops));
+        cost.set("peakBytes", counter(r.cost.peak_bytes));
+        out.set("cost", cost);
         return out;
     });
 }
@@ -139,6 +190,8 @@ ComplexityParams complexity_params_arg(const val& in) {
     p.lsh_chunk = integer_arg(in, "lshChunk", 1, kMaxPatternLength, p.lsh_chunk);
     p.linformer_k = integer_arg(in, "linformerK", 1, std::size_t{1} << 20, p.linformer_k);
     p.performer_features = integer_arg(in, "performerFeatures", 1, 65536, p.performer_features);
+    p.flash_block_q = integer_arg(in, "flashBlockQ", 1, 4096, p.flash_block_q);
+    p.flash_block_k = integer_arg(in, "flashBlockK", 1, 4096, p.flash_block_k);
     validate_complexity_params(p);
     return p;
 }
@@ -151,7 +204,8 @@ ComplexityMethod method_arg(const val& in) {
     if (name == "lsh") return ComplexityMethod::lsh;
     if (name == "linformer") return ComplexityMethod::linformer;
     if (name == "performer") return ComplexityMethod::performer;
-    throw Error("method: must be 'dense', 'sparse', 'lsh', 'linformer' or 'performer'");
+    if (name == "flash") return ComplexityMethod::flash;
+    throw Error("method: must be 'dense', 'sparse', 'lsh', 'linformer', 'performer' or 'flash'");
 }
 
 val point_js(const ComplexityPoint& pt) {
@@ -217,6 +271,17 @@ val timeline_markers_js() {
     });
 }
 
+val memory_reference_js() {
+    return guarded([] {
+        const MemoryReference m = a100_memory_reference();
+        val out = val::object();
+        out.set("label", m.label);
+        out.set("bytes", counter(m.bytes));
+        out.set("source", m.source);
+        return out;
+    });
+}
+
 }  // namespace
 }  // namespace attn::wasm
 
@@ -229,4 +294,6 @@ EMSCRIPTEN_BINDINGS(sparse) {
     emscripten::function("complexityPoint", &complexity_point_js);
     emscripten::function("complexityCurves", &complexity_curves_js);
     emscripten::function("timelineMarkers", &timeline_markers_js);
+    emscripten::function("lshPattern", &lsh_pattern_js);
+    emscripten::function("memoryReference", &memory_reference_js);
 }

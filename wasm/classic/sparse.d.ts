@@ -56,7 +56,8 @@ export interface SparseAttentionInfo {
   cost: { scoreEntries: number; flops: number; peakBytes: number };
 }
 
-export type ComplexityMethodName = 'dense' | 'sparse' | 'lsh' | 'linformer' | 'performer';
+/** 'flash': FlashAttention, exact -- dense FLOPs and scores, extra memory 2N + one Br x Bc tile. */
+export type ComplexityMethodName = 'dense' | 'sparse' | 'lsh' | 'linformer' | 'performer' | 'flash';
 
 /** Cost-model parameters of the curves; defaults in brackets. */
 export interface ComplexityParamsInput {
@@ -68,6 +69,8 @@ export interface ComplexityParamsInput {
   /** [64] */ lshChunk?: number;
   /** [256] Linformer's projected length k. */ linformerK?: number;
   /** [256] Performer's random features m. */ performerFeatures?: number;
+  /** [64] FlashAttention's query block Br, in [1, 4096]. */ flashBlockQ?: number;
+  /** [64] FlashAttention's key/value block Bc, in [1, 4096]. */ flashBlockK?: number;
 }
 
 export interface ComplexityPointInfo {
@@ -81,7 +84,7 @@ export interface ComplexityPointInfo {
 
 export interface ComplexityCurveInfo {
   method: ComplexityMethodName;
-  /** 'N^2' | 'N sqrt N' | 'N log N' | 'N'. */
+  /** 'N^2' | 'N sqrt N' | 'N log N' | 'N' | 'N^2 FLOPs, N memory'. */
   bigO: string;
   seqLen: Float64Array;
   scoreEntries: Float64Array;
@@ -95,6 +98,24 @@ export interface TimelineMarkerInfo {
   year: number;
   contextTokens: number;
   /** The primary source of the year and the context length. */
+  source: string;
+}
+
+/** Reformer's pattern (attn/approx/lsh_pattern.hpp): the pairs LSH attention attends, per pixel. */
+export interface LshPatternInfo extends DensityImageInfo {
+  /** Pairs (i, j) attended in at least one round (the self pair only for a query with no other). */
+  attendedPairs: number;
+  /** The chunk length used (chunkLength clamped to seqLen). */
+  chunkLength: number;
+  /** lsh_attention_cost for one head: every score of the chunk blocks is formed, then masked by bucket (8 B/element). */
+  cost: { scoreEntries: number; flops: number; peakBytes: number };
+}
+
+export interface MemoryReferenceInfo {
+  /** '80 GB: one A100'. */
+  label: string;
+  /** Decimal bytes, as the datasheet prints them (80e9). */
+  bytes: number;
   source: string;
 }
 
@@ -115,4 +136,15 @@ export interface SparseApi {
   complexityCurves(args: { nMin?: number; nMax?: number; points?: number } & ComplexityParamsInput): ComplexityCurveInfo[];
   /** GPT-2 (2019, 1024), Longformer (2020, 4096), Gemini 1.5 Pro (2024, 10^6), with sources. */
   timelineMarkers(): TimelineMarkerInfo[];
+  /**
+   * Reformer's pattern for seqLen in [1, 65536] queries drawn i.i.d. N(0, 1) in headDim [64] (<= 256)
+   * dimensions from seed [0] (which also draws the rotations); numBuckets [8], numRounds [1],
+   * chunkLength [64] as lshAttention; pixels in [1, min(seqLen, 2048)]. Bounded: seqLen * headDim <= 2^21 and
+   * numRounds * seqLen * (headDim * numBuckets / 2 + 2 * chunkLength) <= 2^26 (well under a second).
+   * About 20 ms at seqLen 8192, headDim 64, 64 buckets: the figures call it in a worker.
+   */
+  lshPattern(args: { seqLen: number; headDim?: number; numBuckets?: number; numRounds?: number; chunkLength?: number;
+    seed?: number; pixels: number }): LshPatternInfo;
+  /** One A100 80GB's device memory from the core's GPU presets, with its datasheet source. */
+  memoryReference(): MemoryReferenceInfo;
 }

@@ -7,6 +7,7 @@
 #include "attn/approx/lsh_attention.hpp"
 #include "attn/approx/performer.hpp"
 #include "attn/approx/sparse_patterns.hpp"
+#include "attn/cost/gpu_presets.hpp"
 
 namespace attn::approx {
 namespace {
@@ -41,6 +42,7 @@ const char* method_name(ComplexityMethod m) {
         case ComplexityMethod::lsh: return "lsh";
         case ComplexityMethod::linformer: return "linformer";
         case ComplexityMethod::performer: return "performer";
+        case ComplexityMethod::flash: return "flash";
     }
     throw Error("method: not a ComplexityMethod value");
 }
@@ -52,6 +54,7 @@ const char* method_big_o(ComplexityMethod m) {
         case ComplexityMethod::lsh: return "N log N";
         case ComplexityMethod::linformer:
         case ComplexityMethod::performer: return "N";
+        case ComplexityMethod::flash: return "N^2 FLOPs, N memory";
     }
     throw Error("method: not a ComplexityMethod value");
 }
@@ -69,6 +72,8 @@ void validate_complexity_params(const ComplexityParams& p) {
     require_range("lsh_chunk", p.lsh_chunk, 1, kMaxPatternLength);
     require_range("linformer_k", p.linformer_k, 1, std::size_t{1} << 20);
     require_range("performer_features", p.performer_features, 1, 65536);
+    require_range("flash_block_q", p.flash_block_q, 1, 4096);
+    require_range("flash_block_k", p.flash_block_k, 1, 4096);
 }
 
 ComplexityPoint complexity_point(ComplexityMethod method, std::size_t n, const ComplexityParams& p) {
@@ -102,6 +107,13 @@ ComplexityPoint complexity_point(ComplexityMethod method, std::size_t n, const C
         }
         case ComplexityMethod::performer:
             return from_cost(n, performer_cost(1, n, n, d, dv, p.performer_features), p.bytes_per_element);
+        case ComplexityMethod::flash: {
+            // Exact: dense attention's scores and FLOPs. Kept beyond inputs and output: m and l per
+            // row, and the one Br x Bc tile of scores being worked on (on chip, never in HBM).
+            const CostCounts dense = dense_cost({1, 1, n, d}, {1, 1, n, d}, dv);
+            const std::uint64_t tile = std::uint64_t{std::min(p.flash_block_q, n)} * std::min(p.flash_block_k, n);
+            return {n, dense.score_entries, dense.flops, 0, (2 * std::uint64_t{n} + tile) * p.bytes_per_element};
+        }
     }
     throw Error("method: not a ComplexityMethod value");
 }
@@ -123,7 +135,7 @@ std::vector<ComplexityCurve> complexity_curves(std::size_t n_min, std::size_t n_
     }
     std::vector<ComplexityCurve> curves;
     for (ComplexityMethod m : {ComplexityMethod::dense, ComplexityMethod::sparse, ComplexityMethod::lsh,
-                               ComplexityMethod::linformer, ComplexityMethod::performer}) {
+                               ComplexityMethod::linformer, ComplexityMethod::performer, ComplexityMethod::flash}) {
         ComplexityCurve c{m, method_name(m), method_big_o(m), {}};
         for (std::size_t n : lengths) c.points.push_back(complexity_point(m, n, p));
         curves.push_back(std::move(c));
@@ -145,6 +157,11 @@ const std::vector<TimelineMarker>& timeline_markers() {
          "to 1 million tokens in preview (research tests up to 10M; 2M offered from mid-2024)"},
     };
     return markers;
+}
+
+MemoryReference a100_memory_reference() {
+    const cost::GpuPreset& a100 = cost::gpu_preset("a100-sxm-80gb");
+    return {"80 GB: one A100", static_cast<std::uint64_t>(a100.hbm_bytes.value), std::string(a100.hbm_bytes.source)};
 }
 
 }  // namespace attn::approx

@@ -7,6 +7,7 @@
 
 #include "attn/error.hpp"
 #include "attn/random.hpp"
+#include "lsh_hashing.hpp"
 #include "method_args.hpp"
 
 namespace attn::approx {
@@ -15,16 +16,6 @@ namespace {
 // Appendix A: the penalty on i = j, large enough that exp(-1e5) vanishes next to any other
 // target, finite so that a token with no other target still attends to itself.
 constexpr double kSelfPenalty = 1e5;
-
-void check_options(const LshOptions& o) {
-    if (o.num_buckets != 1 && (o.num_buckets < 2 || o.num_buckets > 4096 || o.num_buckets % 2 != 0)) {
-        throw Error("num_buckets: must be 1 or an even number in [2, 4096], got " + std::to_string(o.num_buckets));
-    }
-    detail::require_in_range("num_rounds", o.num_rounds, 1, 64);
-    detail::require_in_range("chunk_length", o.chunk_length, 1, std::size_t{1} << 24);
-}
-
-std::uint64_t rotation_seed(std::uint64_t seed, std::size_t round) { return splitmix64(seed ^ (0x5EEDull + round)); }
 
 // The 2-D drawing projection (see the header): identity for d <= 2, else a random orthonormal
 // plane -- two Gaussian columns, Gram-Schmidt.
@@ -47,19 +38,18 @@ std::vector<double> drawing_plane(std::size_t d, std::uint64_t seed) {
     return p;
 }
 
-// The lengths of the C chunks of N sorted positions.
-std::size_t chunk_len(std::size_t c, std::size_t n, std::size_t m) { return std::min(m, n - c * m); }
+using detail::lsh_chunk_length;
 
 }  // namespace
 
 CostCounts lsh_attention_cost(std::size_t batch_heads, std::size_t n, std::size_t d, std::size_t dv,
                               const LshOptions& o) {
-    check_options(o);
+    detail::check_lsh_options(o);
     if (batch_heads == 0 || n == 0 || d == 0 || dv == 0) throw Error("lsh_attention_cost: sizes must be >= 1");
     const std::uint64_t m = std::min(o.chunk_length, n), chunks = (n + m - 1) / m, rounds = o.num_rounds;
     std::uint64_t entries = 0;
     for (std::uint64_t c = 0; c < chunks; ++c) {
-        entries += chunk_len(c, n, m) * (chunk_len(c, n, m) + (c > 0 ? chunk_len(c - 1, n, m) : 0));
+        entries += lsh_chunk_length(c, n, m) * (lsh_chunk_length(c, n, m) + (c > 0 ? lsh_chunk_length(c - 1, n, m) : 0));
     }
     entries *= rounds;
     std::uint64_t flops = n * (3 * d + 1) + entries * (2 * d + 2 * dv + 2);
@@ -72,7 +62,7 @@ CostCounts lsh_attention_cost(std::size_t batch_heads, std::size_t n, std::size_
 
 LshAttentionResult lsh_attention(const Tensor4<double>& q, const Tensor4<double>& k, const Tensor4<double>& v,
                                  const LshOptions& o) {
-    check_options(o);
+    detail::check_lsh_options(o);
     const AttentionProblem p = detail::check_qkv(q, k, v, o.scale);
     if (p.kv_len != p.q_len) {
         throw Error("key: shared-QK LSH attention needs as many keys as queries (" + std::to_string(p.q_len) +
@@ -86,12 +76,7 @@ LshAttentionResult lsh_attention(const Tensor4<double>& q, const Tensor4<double>
     r.approx.output = Tensor4<double>(p.output_shape());
     r.buckets.resize(p.batch * p.q_heads * rounds * n);
     r.points_2d = Tensor4<double>({p.batch, p.q_heads, n, 2});
-    if (o.num_buckets >= 2) {
-        for (std::size_t round = 0; round < rounds; ++round) {
-            const auto rot = detail::gaussian_matrix(d, half, 1.0, rotation_seed(o.seed, round));
-            r.rotations.insert(r.rotations.end(), rot.begin(), rot.end());
-        }
-    }
+    r.rotations = detail::lsh_rotations(d, o);
     const std::vector<double> plane = drawing_plane(d, o.seed);
 
     // Working storage of one (b, h); its total size is the peak the cost formula states.
@@ -117,24 +102,9 @@ LshAttentionResult lsh_attention(const Tensor4<double>& q, const Tensor4<double>
 
             // Hash and sort every round first: the multi-round count N_ij needs all of them.
             for (std::size_t round = 0; round < rounds; ++round) {
-                std::uint32_t* bk = bucket + round * n;
                 const double* rot = o.num_buckets >= 2 ? r.rotations.data() + round * d * half : nullptr;
-                for (std::size_t j = 0; j < n; ++j) {
-                    std::uint32_t best = 0;
-                    double best_value = -std::numeric_limits<double>::infinity();
-                    for (std::size_t col = 0; col < half; ++col) {
-                        double xr = 0;
-                        for (std::size_t c = 0; c < d; ++c) xr += q.at(b, h, j, c) * rot[c * half + col];
-                        // argmax over [xR ; -xR]: entry col is xR, entry half + col is -xR.
-                        if (xr > best_value) best_value = xr, best = static_cast<std::uint32_t>(col);
-                        if (-xr > best_value) best_value = -xr, best = static_cast<std::uint32_t>(half + col);
-                    }
-                    bk[j] = best;
-                }
-                std::uint32_t* order = sorted.data() + round * n;
-                for (std::size_t j = 0; j < n; ++j) order[j] = static_cast<std::uint32_t>(j);
-                std::stable_sort(order, order + n, [&](std::uint32_t x, std::uint32_t y) { return bk[x] < bk[y]; });
-                for (std::size_t s = 0; s < n; ++s) rank[round * n + order[s]] = static_cast<std::uint32_t>(s);
+                detail::lsh_hash_and_sort(q.row(b, h, 0), n, d, rot, half, bucket + round * n, sorted.data() + round * n,
+                                          rank.data() + round * n);
             }
             // Whether query i attends key j in round r: same bucket, and j's chunk is i's or the one before.
             auto attends = [&](std::size_t round, std::size_t i, std::size_t j) {
@@ -146,7 +116,7 @@ LshAttentionResult lsh_attention(const Tensor4<double>& q, const Tensor4<double>
             for (std::size_t round = 0; round < rounds; ++round) {
                 const std::uint32_t* order = sorted.data() + round * n;
                 for (std::size_t c = 0; c < chunks; ++c) {
-                    const std::size_t col_begin = c > 0 ? (c - 1) * m : 0, col_end = c * m + chunk_len(c, n, m);
+                    const std::size_t col_begin = c > 0 ? (c - 1) * m : 0, col_end = c * m + lsh_chunk_length(c, n, m);
                     const std::size_t cols = col_end - col_begin;
                     for (std::size_t s = c * m; s < col_end; ++s) {
                         const std::size_t i = order[s];

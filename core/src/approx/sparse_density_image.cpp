@@ -214,17 +214,9 @@ std::vector<std::uint64_t> bigbird_image(const SparsePattern& p, std::size_t n, 
 
 }  // namespace
 
-double DensityImage::fraction(std::size_t p, std::size_t c) const {
-    if (p >= pixels || c >= pixels) {
-        throw Error("pixel: (p, c) must be in [0, " + std::to_string(pixels - 1) + "], got (" + std::to_string(p) +
-                    ", " + std::to_string(c) + ")");
-    }
-    const double cells = static_cast<double>(edges[p + 1] - edges[p]) * static_cast<double>(edges[c + 1] - edges[c]);
-    return static_cast<double>(allowed[p * pixels + c]) / cells;
-}
+namespace detail {
 
-DensityImage pattern_density_image(const SparsePattern& pattern, std::size_t n, std::size_t pixels) {
-    validate_pattern(pattern, n);
+DensityImage empty_density_image(std::size_t n, std::size_t pixels) {
     const std::size_t max_pixels = std::min<std::size_t>(n, 2048);
     if (pixels < 1 || pixels > max_pixels) {
         throw Error("pixels: must be in [1, min(seq_len, 2048)] = [1, " + std::to_string(max_pixels) + "], got " +
@@ -236,6 +228,24 @@ DensityImage pattern_density_image(const SparsePattern& pattern, std::size_t n, 
     for (std::size_t c = 0; c <= pixels; ++c) {
         img.edges[c] = static_cast<std::size_t>(static_cast<std::uint64_t>(c) * n / pixels);
     }
+    img.allowed.assign(pixels * pixels, 0);
+    return img;
+}
+
+}  // namespace detail
+
+double DensityImage::fraction(std::size_t p, std::size_t c) const {
+    if (p >= pixels || c >= pixels) {
+        throw Error("pixel: (p, c) must be in [0, " + std::to_string(pixels - 1) + "], got (" + std::to_string(p) +
+                    ", " + std::to_string(c) + ")");
+    }
+    const double cells = static_cast<double>(edges[p + 1] - edges[p]) * static_cast<double>(edges[c + 1] - edges[c]);
+    return static_cast<double>(allowed[p * pixels + c]) / cells;
+}
+
+DensityImage pattern_density_image(const SparsePattern& pattern, std::size_t n, std::size_t pixels) {
+    validate_pattern(pattern, n);
+    DensityImage img = detail::empty_density_image(n, pixels);
     const auto& edges = img.edges;
     switch (pattern.kind) {
         case PatternKind::dense:

@@ -13,6 +13,10 @@
 
 namespace attn::approx::detail {
 
+// A density image of n x n cells at `pixels` x `pixels` with its edges set (edge(x) = floor(x n /
+// pixels)) and every count 0; throws attn::Error unless 1 <= pixels <= min(n, 2048).
+DensityImage empty_density_image(std::size_t n, std::size_t pixels);
+
 using i64 = std::int64_t;
 
 struct Rect {

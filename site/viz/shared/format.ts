@@ -25,3 +25,14 @@ export function fmtSeconds(s: number): string {
   if (s >= 1e-6) return `${(s * 1e6).toFixed(s >= 1e-4 ? 0 : s >= 1e-5 ? 1 : 2)} µs`;
   return `${(s * 1e9).toFixed(0)} ns`;
 }
+
+// Large counts (entries, FLOPs) with an SI prefix and three significant digits: 67.1 M, 17.3 G;
+// below 10,000 the whole number with thousands separators.
+const SI_PREFIXES = ['', 'k', 'M', 'G', 'T', 'P', 'E'] as const;
+export function fmtCount(x: number): string {
+  if (!Number.isFinite(x)) return fmt(x, 0);
+  if (Math.abs(x) < 10000) return Math.round(x).toLocaleString('en-US');
+  let v = Math.abs(x), u = 0;
+  while (v >= 999.5 && u < SI_PREFIXES.length - 1) { v /= 1000; u += 1; }
+  return `${x < 0 ? '−' : ''}${v.toPrecision(3)} ${SI_PREFIXES[u]}`;
+}

@@ -12,6 +12,11 @@
 //              evaluated here without that function's materialisation cap (k N <= 2^26) so N can
 //              reach 10^6; tests check both agree wherever linformer_cost accepts N     O(N)
 //   performer  performer_cost() (FAVOR+ with m random features)                         O(N)
+//   flash      FlashAttention (Dao et al. 2022, arXiv:2205.14135, Algorithm 1), the exact contrast:
+//              every score is formed, so FLOPs and score entries are dense_cost()'s; none is stored
+//              in HBM, so the extra memory is the per-row statistics m and l (2 N elements) plus one
+//              on-chip score tile of Br x Bc (block sizes as FlashOptions' defaults, clamped to N),
+//              the paper's "O(N) extra memory beyond inputs and output" (Theorem 1)         O(N) memory
 //
 // Memory is the counted peak working set beyond inputs and output; the implementations count it
 // in 8-byte elements, and the curves rescale it to `bytes_per_element` (2 = FP16, as the plan's
@@ -23,7 +28,7 @@
 
 namespace attn::approx {
 
-enum class ComplexityMethod { dense, sparse, lsh, linformer, performer };
+enum class ComplexityMethod { dense, sparse, lsh, linformer, performer, flash };
 
 struct ComplexityParams {
     std::size_t head_dim = 64;
@@ -35,6 +40,8 @@ struct ComplexityParams {
     std::size_t lsh_chunk = 64;
     std::size_t linformer_k = 256;         // projected length, in [1, 2^20]
     std::size_t performer_features = 256;  // m, in [1, 65536]
+    std::size_t flash_block_q = 64;        // Br, in [1, 4096] (FlashOptions::block_q)
+    std::size_t flash_block_k = 64;        // Bc, in [1, 4096] (FlashOptions::block_k)
 };
 
 struct ComplexityPoint {
@@ -47,8 +54,8 @@ struct ComplexityPoint {
 
 struct ComplexityCurve {
     ComplexityMethod method;
-    std::string name;        // "dense", "sparse", "lsh", "linformer", "performer"
-    std::string big_o;       // "N^2", "N sqrt N", "N log N", "N", "N"
+    std::string name;        // "dense", "sparse", "lsh", "linformer", "performer", "flash"
+    std::string big_o;       // "N^2", "N sqrt N", "N log N", "N", "N", "N^2 FLOPs, N memory"
     std::vector<ComplexityPoint> points;
 };
 
@@ -72,5 +79,14 @@ struct TimelineMarker {
     std::string source;
 };
 const std::vector<TimelineMarker>& timeline_markers();
+
+// The memory line the figure draws for scale: one A100 80GB's device memory, read from the GPU
+// presets (attn::cost::gpu_preset("a100-sxm-80gb").hbm_bytes) with the datasheet it cites.
+struct MemoryReference {
+    std::string label;  // "80 GB: one A100"
+    std::uint64_t bytes;
+    std::string source;
+};
+MemoryReference a100_memory_reference();
 
 }  // namespace attn::approx

@@ -1,1 +1,0 @@
-import{v as e,y as t}from"./hashState-B-u1gOeK.js";function n(n,r,i,a){let o=t(n(r)),s=t(null);return{figure:o,error:s,configure:(t,r)=>{let c={...o.value.config,...t},l;try{l=n(c)}catch(e){s.value=`${i(c)}: ${e.message}`;return}e(()=>{a(l,t,r),o.value=l,s.value=null})}}}export{n as t};

@@ -1,1 +1,0 @@
-import{C as e,S as t,x as n}from"./hashState-B-u1gOeK.js";function r(r=640){let i=t(null),[a,o]=e(r);return n(()=>{let e=i.current;if(!e)return;o(Math.round(e.getBoundingClientRect().width));let t=new ResizeObserver(([e])=>o(Math.round(e.contentRect.width)));return t.observe(e),()=>t.disconnect()},[]),[i,a]}export{r as t};
