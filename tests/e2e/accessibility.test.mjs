@@ -27,6 +27,10 @@ const PAGES = [
   '/visualizations/online-softmax/#step=99',
   '/visualizations/sliding-window-receptive-field/',
   '/visualizations/sliding-window-receptive-field/#layers=8&window=6&step=5',
+  '/visualizations/lsh-attention-bucketing/',
+  '/visualizations/lsh-attention-bucketing/#buckets=8&rounds=2&chunk=8&seed=2&step=4',
+  '/visualizations/approximation-price/',
+  '/visualizations/approximation-price/#n=128&input=random&seed=1&step=8',
 ];
 
 let site;
