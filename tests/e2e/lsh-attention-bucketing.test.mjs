@@ -70,16 +70,19 @@ async function assertDrawn(page, e, step) {
       });
     }
     assert.deepEqual(drawn, e.pairs, 'a line for every pair some round scored, and no other');
-    // The mask: squares at (row, column) of the round-0 sorted order, one path per shade.
+    // The mask: runs of cells at (row, column) of the round-0 sorted order, one path per shade.
     const size = Number(await page.getByTestId('mask').getAttribute('width'));
     const cell = (size - 8) / N;
     const order = Array.from({ length: N }, (_, j) => j).sort((a, b) => e.lsh.buckets[a] - e.lsh.buckets[b] || a - b);
     const cells = new Map();
     for (const { rounds, d } of await page.getByTestId('mask').locator('.mask-cell').evaluateAll((ps) => ps.map((p) => ({ rounds: Number(p.dataset.rounds), d: p.getAttribute('d') })))) {
-      for (const m of d.matchAll(/M([\d.]+) ([\d.]+)h/g)) {
-        const i = order[Math.round((Number(m[2]) - 8) / cell)], j = order[Math.round((Number(m[1]) - 8) / cell)];
-        cells.set(i * N + j, rounds === 0 ? e.lsh.attendedRounds[i * N + j] : rounds);
-        if (rounds === 0) assert.equal(i, j, 'the self shade is the diagonal');
+      for (const m of d.matchAll(/M([\d.]+) ([\d.]+)h([\d.]+)/g)) {  // a run of cells in one row
+        const row = Math.round((Number(m[2]) - 8) / cell), col0 = Math.round((Number(m[1]) - 8) / cell);
+        for (let col = col0; col < col0 + Math.round(Number(m[3]) / cell); col++) {
+          const i = order[row], j = order[col];
+          cells.set(i * N + j, rounds === 0 ? e.lsh.attendedRounds[i * N + j] : rounds);
+          if (rounds === 0) assert.equal(i, j, 'the self shade is the diagonal');
+        }
       }
     }
     const want = [...e.lsh.attendedRounds.entries()].filter(([, a]) => a > 0);

@@ -28,24 +28,30 @@ export function Mask({ figure, step, size }: { figure: Figure; step: number; siz
   );
 }
 
-// One path per shade (the rounds that scored a cell; the diagonal apart): ~1,000 cells as a few
-// elements, so a new hashing repaints within a frame. Each path lists its cells as squares.
+// One path per shade (the rounds that scored a cell; the diagonal apart), each a list of runs of
+// neighbouring cells in a row: a thousand cells as a few elements and about a hundred rectangles,
+// so a new hashing repaints within a frame.
 function maskCells(figure: Figure, axis: number, cell: number) {
   const { attended, order, config } = figure;
-  const paths = new Map<number, string[]>();  // rounds (0 = the diagonal) -> squares
+  const shadeOf = (r: number, col: number) => {
+    const i = order[r], j = order[col], n = attended[i * TOKENS + j];
+    return n === 0 ? -1 : i === j ? 0 : n;
+  };
+  const paths = new Map<number, string[]>();  // shade (0 = the diagonal) -> runs
   for (let r = 0; r < TOKENS; r++) {
-    const i = order[r];
-    for (let col = 0; col < TOKENS; col++) {
-      const j = order[col];
-      const n = attended[i * TOKENS + j];
-      if (n === 0) continue;
-      const shade = i === j ? 0 : n;
-      if (!paths.has(shade)) paths.set(shade, []);
-      paths.get(shade)!.push(`M${(axis + col * cell).toFixed(2)} ${(axis + r * cell).toFixed(2)}h${cell.toFixed(2)}v${cell.toFixed(2)}h${(-cell).toFixed(2)}z`);
+    for (let col = 0; col < TOKENS;) {
+      const shade = shadeOf(r, col);
+      let end = col + 1;
+      while (end < TOKENS && shade !== -1 && shadeOf(r, end) === shade) end++;
+      if (shade !== -1) {
+        if (!paths.has(shade)) paths.set(shade, []);
+        paths.get(shade)!.push(`M${(axis + col * cell).toFixed(2)} ${(axis + r * cell).toFixed(2)}h${((end - col) * cell).toFixed(2)}v${cell.toFixed(2)}h${(-(end - col) * cell).toFixed(2)}z`);
+      }
+      col = end;
     }
   }
-  return [...paths].sort(([a], [b]) => a - b).map(([shade, squares]) => (
-    <path key={shade} d={squares.join('')} class={shade === 0 ? 'mask-cell self' : 'mask-cell'}
+  return [...paths].sort(([a], [b]) => a - b).map(([shade, runs]) => (
+    <path key={shade} d={runs.join('')} class={shade === 0 ? 'mask-cell self' : 'mask-cell'}
       fill-opacity={shade === 0 ? 1 : 0.3 + 0.7 * (shade / config.rounds)} data-rounds={shade} />
   ));
 }

@@ -69,15 +69,22 @@ export function Scatter({ figure, step, size }: { figure: Figure; step: number; 
       </g>
     );
   }, [figure, size]);
+  // Two layers: the background (sectors, circle, axes, lines) repaints only when the figure or the
+  // step's visibility changes; the front (arrows, tokens) has its own layer, so their transitions
+  // do not repaint hundreds of lines and wedges every frame.
   return (
-    <svg class="scatter" width={size} height={size} viewBox={`0 0 ${size} ${size}`} role="img" data-testid="scatter"
-      aria-label={`${TOKENS} query vectors in the plane, hashed into ${config.buckets} buckets over ${config.rounds} round(s)`}>
+    <div class="scatter-frame" style={{ width: `${size}px`, height: `${size}px` }}>
+    <svg class="scatter-back" width={size} height={size} viewBox={`0 0 ${size} ${size}`} aria-hidden="true">
       <g class={coloured ? 'sectors shown' : 'sectors'} data-testid="sectors">
         {sectorGroups}
       </g>
       <circle cx={c} cy={c} r={unitR} class={onCircle ? 'unit-circle shown' : 'unit-circle'} />
       <line x1={c - outer} x2={c + outer} y1={c} y2={c} class="axis" />
       <line y1={c - outer} y2={c + outer} x1={c} x2={c} class="axis" />
+      {step >= STEP.connections && connections}
+    </svg>
+    <svg class="scatter" width={size} height={size} viewBox={`0 0 ${size} ${size}`} role="img" data-testid="scatter"
+      aria-label={`${TOKENS} query vectors in the plane, hashed into ${config.buckets} buckets over ${config.rounds} round(s)`}>
       <g class={onCircle ? 'directions shown' : 'directions'} data-testid="directions">
         {Array.from({ length: config.buckets }, (_, b) => {
           const dx = directions[2 * b], dy = directions[2 * b + 1];
@@ -91,7 +98,6 @@ export function Scatter({ figure, step, size }: { figure: Figure; step: number; 
           );
         })}
       </g>
-      {step >= STEP.connections && connections}
       <g class="tokens" data-testid="tokens">
         {Array.from({ length: TOKENS }, (_, j) => {
           const [x, y] = at(j);
@@ -104,5 +110,6 @@ export function Scatter({ figure, step, size }: { figure: Figure; step: number; 
       <text x={4} y={12} class="plot-label">{onCircle ? (narrow ? 'unit keys' : 'unit keys k = q / |q| (shared-QK)') : (narrow ? 'queries q' : 'raw queries q')}</text>
       {coloured && config.rounds > 1 && <text x={4} y={size - 4} class="plot-label">{narrow ? `${config.rounds} rings = rounds` : `rings: rounds 1–${config.rounds}`}</text>}
     </svg>
+    </div>
   );
 }
