@@ -10,7 +10,7 @@ import type { Figure, InputKind, Point } from './model';
 export const pointColor = (p: Point, input: InputKind) =>
   p.method.id === 'dense' ? colors.sram : input === 'retrieval' && p.top1 < 0.9 ? colors.hbm : colors.active;
 
-const PAD = { left: 52, right: 16, top: 14, bottom: 40 };
+const PAD = { left: 58, right: 16, top: 22, bottom: 40 };
 // Errors above this are drawn on the top edge with their value (none of the seeded runs reaches it).
 const Y_CAP = 4;
 
@@ -26,7 +26,7 @@ const overlaps = (a: Box, b: Box) => a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 &
 // Labels beside their points without covering each other or a point: each tries the four corners
 // around its point (12 px text, its width estimated) and takes the first free one inside the plot;
 // labels are placed in the methods' order, so stepping on never moves a label already drawn.
-function placeLabels(items: { cx: number; cy: number; text: string }[], width: number): Placed[] {
+function placeLabels(items: { cx: number; cy: number; text: string }[], width: number, height: number): Placed[] {
   const taken: Box[] = items.map(({ cx, cy }) => ({ x0: cx - 7, x1: cx + 7, y0: cy - 7, y1: cy + 7 }));
   const placed: Placed[] = new Array(items.length);
   items.forEach(({ cx, cy, text }, i) => {
@@ -37,7 +37,7 @@ function placeLabels(items: { cx: number; cy: number; text: string }[], width: n
       { x: cx + 9, y: cy - 20, anchor: 'start' }, { x: cx - 9, y: cy - 20, anchor: 'end' },
     ];
     const box = (c: Placed): Box => ({ x0: c.anchor === 'start' ? c.x : c.x - w, x1: c.anchor === 'start' ? c.x + w : c.x, y0: c.y - 11, y1: c.y + 3 });
-    const inside = candidates.filter((c) => box(c).x0 >= PAD.left - 4 && box(c).x1 <= width);
+    const inside = candidates.filter((c) => box(c).x0 >= PAD.left - 4 && box(c).x1 <= width && box(c).y0 >= 0 && box(c).y1 <= height - PAD.bottom);
     const pick = inside.find((c) => !taken.some((t) => overlaps(t, box(c)))) ?? inside[0] ?? candidates[0];
     taken.push(box(pick));
     placed[i] = pick;
@@ -64,7 +64,7 @@ export function Chart({ figure, step }: { figure: Figure; step: number }) {
   };
   const visible = points.slice(0, step + 1);
   const labels = placeLabels(visible.map((p) => ({ cx: x(p.flops), cy: y(p.relativeError), text: labelText(p) })),
-    width - PAD.right);
+    width - PAD.right, height);
   const decades = Array.from({ length: hi - lo + 1 }, (_, i) => lo + i);
   return (
     <div ref={ref} class="chart-frame" data-drawing>
@@ -83,7 +83,7 @@ export function Chart({ figure, step }: { figure: Figure; step: number }) {
           </g>
         ))}
         <text x={(PAD.left + width - PAD.right) / 2} y={height - 6} text-anchor="middle" class="axis-label">FLOPs (core's count, log scale)</text>
-        <text transform={`translate(12 ${(PAD.top + height - PAD.bottom) / 2}) rotate(-90)`} text-anchor="middle" class="axis-label">error vs exact</text>
+        <text transform={`translate(10 ${(PAD.top + height - PAD.bottom) / 2}) rotate(-90)`} text-anchor="middle" class="axis-label">error vs exact</text>
         <g data-testid="points">
           {visible.map((p, i) => {
             const cx = x(p.flops), cy = y(p.relativeError), current = i === step;

@@ -16,12 +16,15 @@ export function Mask({ figure, step, size }: { figure: Figure; step: number; siz
     <svg class={shown ? 'mask shown' : 'mask'} width={size} height={size} viewBox={`0 0 ${size} ${size}`} role="img" data-testid="mask"
       aria-label={`Attention mask: ${figure.scoredPairs} of ${figure.allPairs} query–key pairs scored`}>
       <rect x={axis} y={axis} width={size - axis} height={size - axis} class="mask-frame" />
-      {order.map((j, k) => (
-        <g key={j}>
-          <rect x={axis + k * cell} y={0} width={cell} height={axis - 2} fill={bucketColor(buckets[j], config.buckets)} />
-          <rect x={0} y={axis + k * cell} width={axis - 2} height={cell} fill={bucketColor(buckets[j], config.buckets)} />
-        </g>
-      ))}
+      {order.map((j, k) => {  // each token's bucket along both axes, once the buckets are drawn
+        const fill = step >= STEP.buckets ? bucketColor(buckets[j], config.buckets) : 'var(--border)';
+        return (
+          <g key={j}>
+            <rect x={axis + k * cell} y={0} width={cell} height={axis - 2} fill={fill} />
+            <rect x={0} y={axis + k * cell} width={axis - 2} height={cell} fill={fill} />
+          </g>
+        );
+      })}
       <g class="mask-cells">{cells}</g>
       <text x={axis + 4} y={size - 5} class="plot-label">{size < 260 ? 'mask' : shown ? 'mask: query row × key column' : 'mask (from step 4)'}</text>
     </svg>

@@ -11,7 +11,7 @@ export function narration(f: Figure, step: number): string {
     case STEP.rotation:
       return `Reformer shares queries and keys: each key is its query scaled to length 1, so only the direction counts. A random matrix R (2 × ${buckets / 2}) gives ${buckets} directions, its columns and their negatives; a token's hash is the direction it points along most, argmax([xR ; −xR]).`;
     case STEP.buckets:
-      return `Each direction wins a sector of the plane, and every token in it lands in that bucket (colour). Nearby directions usually share a bucket — but a cluster cut by a sector edge is split.${rounds > 1 ? ` The rings show the ${rounds} rounds, each with its own random R: a pair split in one round may meet in another.` : ''}`;
+      return `Each direction wins a sector of the plane, and every token in it lands in that bucket (colour). The columns of R are not unit vectors, so a longer arrow wins a wider sector. Nearby tokens usually share a bucket — but a cluster cut by a sector edge is split.${rounds > 1 ? ` The rings show the ${rounds} rounds, each with its own random R: a pair split in one round may meet in another.` : ''}`;
     case STEP.connections:
       return `Only pairs in the same bucket are scored, and only within a chunk of ${f.chunkLength} sorted tokens or the chunk before it: ${f.pairs.length} token pairs connected, ${f.scoredPairs} of the ${f.allPairs} query–key pairs (${pct(f.scoredPairs / f.allPairs)}).`;
     default:
