@@ -227,6 +227,35 @@ export const SWEEPS = [
       }
     },
   },
+  {
+    name: 'lsh-attention-bucketing',
+    label: 'lsh-attention-bucketing',
+    path: '/visualizations/lsh-attention-bucketing/',
+    sweep: async (time, { setValue, step }) => {
+      const radio = (group, value) => document.querySelector(`[role="radiogroup"][aria-label="${group}"] [data-value="${value}"]`);
+      const chunk = document.querySelector('select[aria-label="Chunk length"]');
+      for (let round = 0; round < 3; round++) {
+        for (let i = 0; i < 4; i++) await time(() => step('forward'), 'step');
+        for (const b of ['8', '16', '2', '4']) await time(() => radio('Buckets', b).click(), 'setting');
+        for (const r of ['2', '4', '1']) await time(() => radio('Hash rounds', r).click(), 'setting');
+        for (const c of ['32', '4', '8']) await time(() => setValue(chunk, c), 'setting');
+        for (let i = 0; i < 4; i++) await time(() => step('back'), 'step');
+      }
+    },
+  },
+  {
+    name: 'approximation-price',
+    label: 'approximation-price (new settings run in a worker)',
+    path: '/visualizations/approximation-price/',
+    sweep: async (time, { step }) => {
+      const radio = (value) => document.querySelector(`[role="radiogroup"][aria-label="Input"] [data-value="${value}"]`);
+      for (let round = 0; round < 3; round++) {
+        for (let i = 0; i < 8; i++) await time(() => step('forward'), 'step');
+        for (const input of ['random', 'retrieval']) await time(() => radio(input).click(), 'setting');
+        for (let i = 0; i < 8; i++) await time(() => step('back'), 'step');
+      }
+    },
+  },
 ];
 
 /** The sweep of the visualization called `name`. */

@@ -2,6 +2,7 @@
 // multi-round combination as softmax over the union of attended sets, and the counted cost.
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 #include <numeric>
 
 #include "attn/approx/lsh_attention.hpp"
@@ -15,6 +16,7 @@ namespace {
 
 // Sums of up to 2m exponentials in double: observed ~1e-15; a wrong mask or count is >= 1e-3.
 constexpr double kTol = 1e-12;
+constexpr double kPi = std::numbers::pi;
 
 Tensor4<double> unit_keys(const Tensor4<double>& q) {
     Tensor4<double> k = q;
@@ -26,11 +28,10 @@ Tensor4<double> unit_keys(const Tensor4<double>& q) {
     return k;
 }
 
-// The union over rounds of the keys LSH attention lets query i see, re-derived from the bucket ids
-// alone: sort (bucket, position), chunks of m, own chunk + previous one, same bucket. The
-// diagonal is allowed only where a row would otherwise be empty (the paper's self rule).
-std::vector<std::uint8_t> union_mask(const std::uint32_t* buckets, std::size_t rounds, std::size_t n, std::size_t m) {
-    std::vector<std::uint8_t> allowed(n * n, 0);
+// How many rounds let query i see key j, re-derived from the bucket ids alone: sort (bucket,
+// position), chunks of m, own chunk + previous one, same bucket (the diagonal included).
+std::vector<std::uint8_t> round_counts(const std::uint32_t* buckets, std::size_t rounds, std::size_t n, std::size_t m) {
+    std::vector<std::uint8_t> count(n * n, 0);
     for (std::size_t r = 0; r < rounds; ++r) {
         const std::uint32_t* bk = buckets + r * n;
         std::vector<std::size_t> order(n), rank(n);
@@ -40,10 +41,18 @@ std::vector<std::uint8_t> union_mask(const std::uint32_t* buckets, std::size_t r
         for (std::size_t i = 0; i < n; ++i) {
             for (std::size_t j = 0; j < n; ++j) {
                 const std::size_t ci = rank[i] / m, cj = rank[j] / m;
-                if (bk[i] == bk[j] && (cj == ci || cj + 1 == ci)) allowed[i * n + j] = 1;
+                if (bk[i] == bk[j] && (cj == ci || cj + 1 == ci)) ++count[i * n + j];
             }
         }
     }
+    return count;
+}
+
+// The union over rounds of the keys LSH attention lets query i see. The diagonal is allowed only
+// where a row would otherwise be empty (the paper's self rule).
+std::vector<std::uint8_t> union_mask(const std::uint32_t* buckets, std::size_t rounds, std::size_t n, std::size_t m) {
+    std::vector<std::uint8_t> allowed = round_counts(buckets, rounds, n, m);
+    for (auto& a : allowed) a = a > 0 ? 1 : 0;
     for (std::size_t i = 0; i < n; ++i) {
         std::size_t others = 0;
         for (std::size_t j = 0; j < n; ++j) others += (j != i && allowed[i * n + j]) ? 1 : 0;
@@ -197,4 +206,85 @@ TEST_CASE("LSH attention rejects bad options and shapes") {
     const auto other = test::random_qkv({1, 1, 8, 4}, 1, 9, 4, test::next_seed());
     test::check_error([&] { lsh_attention(other.q, other.k, other.v); }, "needs as many keys as queries");
     test::check_error([&] { lsh_attention_cost(0, 8, 4, 4, {}); }, "sizes must be >= 1");
+}
+
+TEST_CASE("LSH attended rounds: per (b, h), the rounds in which query i scored key j, as the buckets and chunks say") {
+    const std::size_t cases[][4] = {{17, 4, 2, 5}, {113, 8, 3, 16}, {129, 2, 4, 129}, {1, 4, 2, 3}};
+    for (const auto& c : cases) {
+        const std::size_t n = c[0], buckets = c[1], rounds = c[2], m = c[3];
+        const std::uint64_t seed = test::next_seed();
+        INFO("seed=" << seed << " N=" << n << " buckets=" << buckets << " rounds=" << rounds << " m=" << m);
+        const auto in = test::random_qkv({2, 1, n, 3}, 1, n, 2, seed);
+        LshOptions o;
+        o.num_buckets = buckets;
+        o.num_rounds = rounds;
+        o.chunk_length = m;
+        o.seed = seed;
+        CHECK(lsh_attention(in.q, in.k, in.v, o).attended_rounds.empty());
+        o.record_attended = true;
+        const auto r = lsh_attention(in.q, in.k, in.v, o);
+        REQUIRE(r.attended_rounds.size() == 2 * n * n);
+        for (std::size_t b = 0; b < 2; ++b) {
+            const auto expected = round_counts(r.buckets.data() + b * rounds * n, rounds, n, m);
+            CHECK(std::equal(expected.begin(), expected.end(), r.attended_rounds.begin() + b * n * n));
+        }
+        // Recording changes nothing else.
+        o.record_attended = false;
+        CHECK(lsh_attention(in.q, in.k, in.v, o).approx.output.data == r.approx.output.data);
+    }
+}
+
+TEST_CASE("LSH 2-D sectors: arcs tile the circle once per round and hold exactly the tokens hashed to their bucket") {
+    for (std::size_t buckets : {1u, 2u, 4u, 6u, 8u, 16u, 64u}) {
+        const std::uint64_t seed = test::next_seed();
+        INFO("seed=" << seed << " buckets=" << buckets);
+        const std::size_t n = 113, rounds = 3;
+        const auto in = test::random_qkv({1, 1, n, 2}, 1, n, 2, seed);
+        LshOptions o;
+        o.num_buckets = buckets;
+        o.num_rounds = rounds;
+        o.seed = seed;
+        const auto r = lsh_attention(in.q, in.k, in.v, o);
+        const auto sectors = lsh_sectors_2d(o);
+        for (std::size_t round = 0; round < rounds; ++round) {
+            std::vector<LshSector> arcs;
+            for (const auto& s : sectors) if (s.round == round) arcs.push_back(s);
+            REQUIRE(!arcs.empty());
+            CHECK(arcs.size() <= buckets);
+            double total = 0;
+            std::vector<int> seen(buckets, 0);
+            for (std::size_t a = 0; a < arcs.size(); ++a) {
+                CHECK(arcs[a].begin >= -kPi);
+                CHECK(arcs[a].begin < kPi);
+                CHECK(arcs[a].end > arcs[a].begin);
+                total += arcs[a].end - arcs[a].begin;
+                const double next = arcs[(a + 1) % arcs.size()].begin;  // contiguous, counter-clockwise
+                CHECK(std::remainder(arcs[a].end - next, 2 * kPi) == doctest::Approx(0.0).epsilon(1e-12).scale(1));
+                ++seen[arcs[a].bucket];
+            }
+            CHECK(total == doctest::Approx(2 * kPi).epsilon(1e-12));
+            CHECK(std::all_of(seen.begin(), seen.end(), [](int k) { return k <= 1; }));  // a bucket is one cone
+            for (std::size_t j = 0; j < n; ++j) {
+                const double angle = std::atan2(in.q.at(0, 0, j, 1), in.q.at(0, 0, j, 0));
+                const std::uint32_t bucket = r.buckets[round * n + j];
+                const auto inside = std::find_if(arcs.begin(), arcs.end(), [&](const LshSector& s) {
+                    return std::fmod(angle - s.begin + 4 * kPi, 2 * kPi) <= s.end - s.begin;
+                });
+                REQUIRE(inside != arcs.end());
+                CHECK(inside->bucket == bucket);
+            }
+        }
+    }
+}
+
+TEST_CASE("LSH sectors and the attended record reject what they cannot do") {
+    LshOptions o;
+    o.num_buckets = 66;
+    test::check_error([&] { lsh_sectors_2d(o); }, "num_buckets: must be at most 64 for the 2-D sectors, got 66");
+    o.num_buckets = 5;
+    test::check_error([&] { lsh_sectors_2d(o); }, "num_buckets: must be 1 or an even number");
+    o = {};
+    o.record_attended = true;
+    const auto in = test::random_qkv({1, 1, 4097, 1}, 1, 4097, 1, test::next_seed());
+    test::check_error([&] { lsh_attention(in.q, in.k, in.v, o); }, "record_attended: B * H * N^2 must be at most 16777216");
 }

@@ -44,6 +44,10 @@ const PAGES = [
   '/visualizations/attention-pattern-zoo/#n=8192&step=4',
   '/visualizations/attention-complexity-scaling/',
   '/visualizations/attention-complexity-scaling/#metric=flops&marks=gpt-2&n=100000',
+  '/visualizations/lsh-attention-bucketing/',
+  '/visualizations/lsh-attention-bucketing/#buckets=8&rounds=2&chunk=8&seed=2&step=4',
+  '/visualizations/approximation-price/',
+  '/visualizations/approximation-price/#n=128&input=random&seed=1&step=8',
 ];
 
 let site;

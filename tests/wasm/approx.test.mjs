@@ -33,6 +33,47 @@ test('lshAttention: one bucket over the whole sequence is exact; buckets and 2-D
   assert.deepEqual(core.lshAttention({ ...p, numBuckets: 4, numRounds: 3, chunkLength: 8, seed: 9 }).buckets, r.buckets);
 });
 
+test('lshAttention recordAttended: per pair the rounds that scored it, only ever inside one bucket', () => {
+  const p = problem({ L: 24, S: 24 });
+  const n = 24, rounds = 3;
+  const r = core.lshAttention({ ...p, numBuckets: 4, numRounds: rounds, chunkLength: 24, seed: 9, recordAttended: true });
+  assert.equal(core.lshAttention({ ...p, numBuckets: 4 }).attendedRounds, undefined);
+  assert.ok(r.attendedRounds instanceof Uint8Array);
+  assert.equal(r.attendedRounds.length, 2 * n * n);
+  // With one chunk over the whole sequence a pair is scored in exactly the rounds that share its bucket.
+  for (let h = 0; h < 2; h++) {
+    for (let i = 0; i < n; i++) {
+      for (let j = 0; j < n; j++) {
+        let shared = 0;
+        for (let t = 0; t < rounds; t++) shared += r.buckets[(h * rounds + t) * n + i] === r.buckets[(h * rounds + t) * n + j] ? 1 : 0;
+        assert.equal(r.attendedRounds[(h * n + i) * n + j], shared);
+      }
+    }
+  }
+  throwsThenRecovers(() => core.lshAttention({ ...p, recordAttended: 'yes' }), /recordAttended/);
+});
+
+test('lshSectors2d: arcs tile the circle per round and hold the tokens of their bucket (d = 2)', () => {
+  const n = 40, rounds = 2, numBuckets = 8, seed = 11;
+  const p = qkvProblem(core, { B: 1, H: 1, L: n, S: n, D: 2, Dv: 2, seed: 3 });
+  const r = core.lshAttention({ ...p, numBuckets, numRounds: rounds, seed });
+  const s = core.lshSectors2d({ numBuckets, numRounds: rounds, seed });
+  for (let t = 0; t < rounds; t++) {
+    const arcs = [...s.round.keys()].filter((a) => s.round[a] === t);
+    const total = arcs.reduce((sum, a) => sum + s.end[a] - s.begin[a], 0);
+    assert.ok(Math.abs(total - 2 * Math.PI) < 1e-9);
+    for (let j = 0; j < n; j++) {
+      const angle = Math.atan2(p.q[2 * j + 1], p.q[2 * j]);
+      const arc = arcs.find((a) => (((angle - s.begin[a]) % (2 * Math.PI)) + 2 * Math.PI) % (2 * Math.PI) <= s.end[a] - s.begin[a]);
+      assert.equal(s.bucket[arc], r.buckets[t * n + j]);
+    }
+  }
+  assert.equal(core.lshSectors2d({ numBuckets: 1 }).end[0] - core.lshSectors2d({ numBuckets: 1 }).begin[0], 2 * Math.PI);
+  throwsThenRecovers(() => core.lshSectors2d({ numBuckets: 66 }), /num_buckets: must be at most 64 for the 2-D sectors, got 66/);
+  throwsThenRecovers(() => core.lshSectors2d({ numBuckets: 6, numRounds: 0 }), /numRounds/);
+  throwsThenRecovers(() => core.lshSectors2d(null), /numBuckets: missing/);
+});
+
 test('linformer: identity projections are exact, random ones cost L x k scores', () => {
   const p = problem({ L: 10, S: 32 });
   assert.ok(core.linformer({ ...p, projection: 'identity' }).error.maxAbs < 1e-6);

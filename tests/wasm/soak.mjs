@@ -77,7 +77,8 @@ function templates(name, m) {
   }
   const p = qkv(m, 12, 12, 4);
   return [...common,
-    ['lshAttention', [{ ...p, numBuckets: 2, chunkLength: 4, numRounds: 2, seed: 1 }]],
+    ['lshAttention', [{ ...p, numBuckets: 2, chunkLength: 4, numRounds: 2, seed: 1, recordAttended: true }]],
+    ['lshSectors2d', [{ numBuckets: 8, numRounds: 2, seed: 4 }]],
     ['linformer', [{ ...p, projectedLength: 4, seed: 3 }]],
     ['performer', [{ ...p, numFeatures: 8, seed: 2 }]],
     ['linearAttention', [{ ...p }]],

@@ -26,6 +26,7 @@ export interface LshInput extends ApproxQkvInput {
   /** [64] chunk length m, clamped to N. */ chunkLength?: number;
   /** [0] rotations and drawing plane. */ seed?: number;
   /** [1/sqrt(d)] */ scale?: number;
+  /** [false] also return attendedRounds (N^2 bytes per head, within the score cap). */ recordAttended?: boolean;
 }
 
 /** error is measured against dense shared-QK attention (keys = unit queries) without self-attention. */
@@ -38,6 +39,23 @@ export interface LshResultInfo extends ApproxResultInfo {
   points2d: Float32Array;
   /** [numRounds, d, numBuckets / 2] random rotations R_r (empty for one bucket): h(x) = argmax([xR; -xR]). */
   rotations: Float32Array;
+  /** With recordAttended: rounds (0..numRounds) in which query i scored key j inside its bucket, index ((b * H + h) * N + i) * N + j; the diagonal is scored every round but penalised (a token attends itself only when alone). */
+  attendedRounds?: Uint8Array;
+}
+
+/** The hash's sectors for head dim 2 (same numBuckets, numRounds and seed as lshAttention). */
+export interface LshSectorsInput {
+  /** [8] 1 or even, at most 64 here. */ numBuckets?: number;
+  /** [1] in [1, 64]. */ numRounds?: number;
+  /** [0] */ seed?: number;
+}
+
+/** Arc s of round round[s]: bucket[s] wins for angles begin[s]..end[s] (radians, counter-clockwise, begin in [-pi, pi), end may pass pi); each round's arcs tile the circle once. */
+export interface LshSectorsInfo {
+  round: Uint32Array;
+  bucket: Uint32Array;
+  begin: Float64Array;
+  end: Float64Array;
 }
 
 /** Linformer (Wang et al. 2020): K, V compressed to k rows by E, F in R^{k x N}. */
@@ -101,6 +119,8 @@ export interface RetrievalInputsInfo extends ApproxQkvInput {
 export interface ApproxApi {
   /** Besides the Q/K/V caps (types.d.ts): numRounds * B * H * (L * S * (D + Dv) + (L + S) * D * numBuckets) <= 2^27. */
   lshAttention(input: LshInput): LshResultInfo;
+  /** At most numRounds * numBuckets^3 = 2^24 hash evaluations (milliseconds). */
+  lshSectors2d(input: LshSectorsInput): LshSectorsInfo;
   /** Besides the Q/K/V caps: B * H * projectedLength * (S + L) * (D + Dv) <= 2^27 (projectedLength = S for 'identity'). */
   linformer(input: LinformerInput): ApproxResultInfo;
   /** Besides the Q/K/V caps: B * H * numFeatures * (L + S) * (D + Dv) <= 2^27. */

@@ -2,7 +2,8 @@
 // Performer, Linear Transformer, Synthesizer, Routing Transformer) and the retrieval-style inputs
 // of the top-1 check. Each method runs for real on the page's small inputs and returns its output
 // with its error against dense attention and its counted cost; LSH also returns the bucket ids and
-// 2-D points of the bucketing figure, routing the cluster of every query and key. Thin: read and
+// 2-D points of the bucketing figure (with the hash's sectors for d = 2 and, on request, the
+// rounds in which each pair was scored), routing the cluster of every query and key. Thin: read and
 // check the arguments, call attn::approx, return plain objects.
 #include <emscripten/bind.h>
 
@@ -76,6 +77,7 @@ val lsh_attention_js(const val& in) {
         o.chunk_length = integer_arg(in, "chunkLength", 1, kMaxTensorElements, o.chunk_length);
         o.seed = seed_arg(in);
         o.scale = scale_arg(in);
+        o.record_attended = bool_arg(in, "recordAttended", false);
         const ApproxSizes n(t);
         require_approx_work(double(o.num_rounds) * n.heads * (n.L * n.S * n.widths + (n.L + n.S) * n.D * double(o.num_buckets)),
                             "numRounds/numBuckets", "numRounds * B * H * (L * S * (D + Dv) + (L + S) * D * numBuckets)");
@@ -85,6 +87,29 @@ val lsh_attention_js(const val& in) {
         out.set("buckets", typed_array(r.buckets));
         out.set("points2d", to_float32_array(r.points_2d.data));
         out.set("rotations", to_float32_array(r.rotations));
+        if (o.record_attended) out.set("attendedRounds", typed_array(r.attended_rounds));
+        return out;
+    });
+}
+
+val lsh_sectors_2d_js(const val& in) {
+    return guarded([&] {
+        if (in.isUndefined() || in.isNull()) throw Error("numBuckets: missing (no arguments object given)");
+        LshOptions o;
+        o.num_buckets = integer_arg(in, "numBuckets", 1, 4096, o.num_buckets);
+        o.num_rounds = integer_arg(in, "numRounds", 1, 64, o.num_rounds);
+        o.seed = seed_arg(in);
+        const std::vector<LshSector> sectors = lsh_sectors_2d(o);
+        std::vector<std::uint32_t> round, bucket;
+        std::vector<double> begin, end;
+        for (const LshSector& s : sectors) {
+            round.push_back(s.round), bucket.push_back(s.bucket), begin.push_back(s.begin), end.push_back(s.end);
+        }
+        val out = val::object();
+        out.set("round", typed_array(round));
+        out.set("bucket", typed_array(bucket));
+        out.set("begin", typed_array(begin));
+        out.set("end", typed_array(end));
         return out;
     });
 }
@@ -195,6 +220,7 @@ val retrieval_inputs_js(const val& in) {
 EMSCRIPTEN_BINDINGS(approx) {
     using namespace attn::wasm;
     emscripten::function("lshAttention", &lsh_attention_js);
+    emscripten::function("lshSectors2d", &lsh_sectors_2d_js);
     emscripten::function("linformer", &linformer_js);
     emscripten::function("performer", &performer_js);
     emscripten::function("linearAttention", &linear_attention_js);

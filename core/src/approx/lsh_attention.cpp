@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numbers>
 #include <string>
 
 #include "attn/error.hpp"
@@ -16,6 +17,11 @@ namespace {
 // Appendix A: the penalty on i = j, large enough that exp(-1e5) vanishes next to any other
 // target, finite so that a token with no other target still attends to itself.
 constexpr double kSelfPenalty = 1e5;
+// The attended-rounds record is N^2 bytes per head: 16 MiB at most.
+constexpr std::size_t kMaxRecordedPairs = std::size_t{1} << 24;
+// lsh_sectors_2d sweeps O(n_buckets^2) candidate boundaries, each hashed in O(n_buckets).
+constexpr std::size_t kMaxSectorBuckets = 64;
+constexpr double kPi = std::numbers::pi;
 
 // The 2-D drawing projection (see the header): identity for d <= 2, else a random orthonormal
 // plane -- two Gaussian columns, Gram-Schmidt.
@@ -40,7 +46,80 @@ std::vector<double> drawing_plane(std::size_t d, std::uint64_t seed) {
 
 using detail::lsh_chunk_length;
 
+double wrap_angle(double a) {  // into [-pi, pi)
+    a = std::fmod(a + kPi, 2 * kPi);
+    return (a < 0 ? a + 2 * kPi : a) - kPi;
+}
+
 }  // namespace
+
+std::uint32_t lsh_hash(const double* x, std::size_t d, const double* rot, std::size_t num_buckets) {
+    const std::size_t half = num_buckets / 2;
+    std::uint32_t best = 0;
+    double best_value = -std::numeric_limits<double>::infinity();
+    for (std::size_t col = 0; col < half; ++col) {
+        double xr = 0;
+        for (std::size_t c = 0; c < d; ++c) xr += x[c] * rot[c * half + col];
+        // argmax over [xR ; -xR]: entry col is xR, entry half + col is -xR.
+        if (xr > best_value) best_value = xr, best = static_cast<std::uint32_t>(col);
+        if (-xr > best_value) best_value = -xr, best = static_cast<std::uint32_t>(half + col);
+    }
+    return best;
+}
+
+std::vector<LshSector> lsh_sectors_2d(const LshOptions& o) {
+    detail::check_lsh_options(o);
+    if (o.num_buckets > kMaxSectorBuckets) {
+        throw Error("num_buckets: must be at most " + std::to_string(kMaxSectorBuckets) + " for the 2-D sectors, got " +
+                    std::to_string(o.num_buckets));
+    }
+    std::vector<LshSector> sectors;
+    const std::vector<double> rotations = detail::lsh_rotations(2, o);  // the draw lsh_attention makes at d = 2
+    for (std::size_t round = 0; round < o.num_rounds; ++round) {
+        const auto r32 = static_cast<std::uint32_t>(round);
+        if (o.num_buckets == 1) {
+            sectors.push_back({r32, 0, -kPi, kPi});
+            continue;
+        }
+        const std::size_t half = o.num_buckets / 2;
+        const std::vector<double> rot(rotations.begin() + round * 2 * half, rotations.begin() + (round + 1) * 2 * half);
+        // Bucket b's direction: column b of R for b < half, minus column b - half otherwise. Two
+        // buckets trade places only where x . (c_a - c_b) = 0, so every boundary is among these.
+        auto direction = [&](std::size_t b, std::size_t axis) {
+            const double c = rot[axis * half + b % half];
+            return b < half ? c : -c;
+        };
+        std::vector<double> cuts;
+        for (std::size_t a = 0; a < o.num_buckets; ++a) {
+            for (std::size_t b = a + 1; b < o.num_buckets; ++b) {
+                const double wx = direction(a, 0) - direction(b, 0), wy = direction(a, 1) - direction(b, 1);
+                if (wx == 0 && wy == 0) continue;
+                const double normal = std::atan2(wy, wx);
+                cuts.push_back(wrap_angle(normal + kPi / 2));
+                cuts.push_back(wrap_angle(normal - kPi / 2));
+            }
+        }
+        std::sort(cuts.begin(), cuts.end());
+        cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+        // Hash the middle of every arc between neighbouring cuts; join neighbours of one bucket.
+        std::vector<LshSector> arcs;
+        for (std::size_t c = 0; c < cuts.size(); ++c) {
+            const double begin = cuts[c], end = c + 1 < cuts.size() ? cuts[c + 1] : cuts[0] + 2 * kPi;
+            const double mid = (begin + end) / 2, x[2] = {std::cos(mid), std::sin(mid)};
+            const std::uint32_t bucket = lsh_hash(x, 2, rot.data(), o.num_buckets);
+            if (!arcs.empty() && arcs.back().bucket == bucket) arcs.back().end = end;
+            else arcs.push_back({r32, bucket, begin, end});
+        }
+        if (arcs.size() > 1 && arcs.back().bucket == arcs.front().bucket) {  // the arc across the first cut
+            arcs.front().begin = wrap_angle(arcs.back().begin);
+            arcs.front().end = arcs.front().begin + (arcs.back().end - arcs.back().begin) +
+                               (arcs.front().end - cuts[0]);
+            arcs.pop_back();
+        }
+        sectors.insert(sectors.end(), arcs.begin(), arcs.end());
+    }
+    return sectors;
+}
 
 CostCounts lsh_attention_cost(std::size_t batch_heads, std::size_t n, std::size_t d, std::size_t dv,
                               const LshOptions& o) {
@@ -77,6 +156,13 @@ LshAttentionResult lsh_attention(const Tensor4<double>& q, const Tensor4<double>
     r.buckets.resize(p.batch * p.q_heads * rounds * n);
     r.points_2d = Tensor4<double>({p.batch, p.q_heads, n, 2});
     r.rotations = detail::lsh_rotations(d, o);
+    if (o.record_attended) {
+        if (static_cast<double>(p.batch * p.q_heads) * static_cast<double>(n) * static_cast<double>(n) > kMaxRecordedPairs) {
+            throw Error("record_attended: B * H * N^2 must be at most " + std::to_string(kMaxRecordedPairs) + ", got " +
+                        std::to_string(p.batch * p.q_heads) + " * " + std::to_string(n) + "^2");
+        }
+        r.attended_rounds.assign(p.batch * p.q_heads * n * n, 0);
+    }
     const std::vector<double> plane = drawing_plane(d, o.seed);
 
     // Working storage of one (b, h); its total size is the peak the cost formula states.
@@ -99,6 +185,8 @@ LshAttentionResult lsh_attention(const Tensor4<double>& q, const Tensor4<double>
                 }
             }
             std::uint32_t* bucket = r.buckets.data() + (b * p.q_heads + h) * rounds * n;
+            std::uint8_t* attended =
+                o.record_attended ? r.attended_rounds.data() + (b * p.q_heads + h) * n * n : nullptr;
 
             // Hash and sort every round first: the multi-round count N_ij needs all of them.
             for (std::size_t round = 0; round < rounds; ++round) {
@@ -142,6 +230,7 @@ LshAttentionResult lsh_attention(const Tensor4<double>& q, const Tensor4<double>
                             }
                             row[kept++] = s_ij;
                             v_rows.push_back(v.row(b, h, j));
+                            if (attended != nullptr) ++attended[i * n + j];
                         }
                         round_lse[round * n + i] =
                             detail::softmax_combine(row, kept, v_rows, dv, round_out.data() + (round * n + i) * dv);

@@ -39,6 +39,8 @@ struct LshOptions {
     std::size_t chunk_length = 64;  // m, in [1, 2^24]; clamped to N
     std::uint64_t seed = 0;         // the rotations R_r and the 2-D projection derive from it
     std::optional<double> scale;    // default 1/sqrt(d); must be finite
+    // Fill LshAttentionResult::attended_rounds (for drawing the mask); B * H * N^2 <= 2^24.
+    bool record_attended = false;
 };
 
 struct LshAttentionResult {
@@ -53,7 +55,30 @@ struct LshAttentionResult {
     Tensor4<double> points_2d;
     // R_r for each round, [rounds, d, n_buckets / 2] row-major; empty when n_buckets = 1.
     std::vector<double> rotations;
+    // With options.record_attended, for each (b, h) the N x N count of rounds in which query i
+    // formed a score with key j inside its bucket (the entries softmax used; the diagonal is
+    // formed in every round but penalised, see above): index ((b * H + h) * N + i) * N + j.
+    // Empty otherwise.
+    std::vector<std::uint8_t> attended_rounds;
 };
+
+// The hash of one vector x[d] under one round's rotation R [d, n_buckets / 2] (row-major):
+// argmax over [x R ; -x R], the first maximum on ties; 0 when n_buckets = 1 (rotation unused).
+// lsh_attention hashes every token with it.
+std::uint32_t lsh_hash(const double* x, std::size_t d, const double* rotation, std::size_t num_buckets);
+
+// For d = 2, where a bucket is a sector of the plane (the cone where one column of [R ; -R]
+// wins): the arcs of each round's hash, counter-clockwise, covering the circle once. Angles in
+// radians, begin in [-pi, pi), end = begin + width (it may pass pi).
+struct LshSector {
+    std::uint32_t round = 0, bucket = 0;
+    double begin = 0, end = 0;
+};
+
+// The sectors of lsh_attention's hash for head_dim 2 with the same num_buckets, num_rounds and
+// seed (the rotations are drawn the same way); num_buckets <= 64 here (the sweep is cubic in it).
+// n_buckets = 1 gives one full circle per round.
+std::vector<LshSector> lsh_sectors_2d(const LshOptions& options);
 
 // LSH attention of q (shared-QK) over values v. `k` is used only for shape checks; the keys are
 // the unit-normalised queries (see above). q, k are [B, H, N, d], v is [B, H, N, Dv]; k and v must
