@@ -524,8 +524,12 @@ std::size_t seek_with_checkpoints(Cache& cache, std::size_t& current, const Repl
         cache = checkpoints.cache_at(base);
         current = base;
     }
+    // apply_next advances `current` (the stepper's position).
     std::size_t applied = 0;
-    for (; current < position; ++applied) apply_next();
+    while (current < position) {
+        apply_next();
+        ++applied;
+    }
     return applied;
 }
 
