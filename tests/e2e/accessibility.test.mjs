@@ -27,6 +27,8 @@ const PAGES = [
   '/visualizations/online-softmax/#step=99',
   '/visualizations/sliding-window-receptive-field/',
   '/visualizations/sliding-window-receptive-field/#layers=8&window=6&step=5',
+  '/visualizations/paged-attention-blocks/',
+  '/visualizations/paged-attention-blocks/#seed=3&requests=12&blocks=32&step=3&request=3',
 ];
 
 let site;

@@ -134,13 +134,18 @@ export function Pools({ figure, st, focus }: { figure: Figure; st: StepState; fo
         <g class="arrows" data-testid="arrows">
           {shown.map((q, row) => {
             const y = tTop + row * tableRowH, c = requestColor(q.request);
+            const arrow = (b: number, j: number) => {
+              const x = LABEL_W + (j + 0.5) * boxW, bx = blockX(b) + blockW / 2, by = blockY(b) + poolRowH + 1;
+              return `M${x},${y} C${x},${y - 30} ${bx},${pBottom + 30} ${bx},${by}`;
+            };
+            // Another request's arrows: one faint path per table, no heads (cheap to paint).
+            if (q.request !== focus) {
+              return <path key={q.id} class="table-arrows" stroke={c} data-request={q.request} data-sample={q.sample}
+                d={Array.from(q.blockTable, arrow).join(' ')} />;
+            }
             return (
-              <g key={q.id} class={q.request === focus ? 'table-arrows focus' : 'table-arrows'} data-request={q.request} data-sample={q.sample}>
-                {Array.from(q.blockTable, (b, j) => {
-                  const x = LABEL_W + (j + 0.5) * boxW, bx = blockX(b) + blockW / 2, by = blockY(b) + poolRowH + 1;
-                  return <path key={j} class="table-arrow" stroke={c} marker-end="url(#arrow-head)" data-to={b}
-                    d={`M${x},${y} C${x},${y - 30} ${bx},${pBottom + 30} ${bx},${by}`} />;
-                })}
+              <g key={q.id} class="table-arrows focus" data-request={q.request} data-sample={q.sample}>
+                {Array.from(q.blockTable, (b, j) => <path key={j} class="table-arrow" stroke={c} marker-end="url(#arrow-head)" data-to={b} d={arrow(b, j)} />)}
               </g>
             );
           })}

@@ -1,0 +1,1 @@
+import{f as e,m as t}from"./hashState-BPQYELrC.js";var n=({children:n})=>t(e,{more:`More controls`,fewer:`Fewer controls`,class:`secondary`,children:n});export{n as t};
