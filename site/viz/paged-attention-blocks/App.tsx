@@ -15,7 +15,7 @@ import { Pools } from './Pools';
 import type { FigureState } from './state';
 
 // What to look for when the figure opens (shared/Narration.tsx).
-const LOOK_FOR = 'the same requests in the same memory: contiguous ranges reserved up front for the longest possible answer (faded: not written yet; red: never written) against 16-token blocks taken as tokens arrive. Press Play, or jump to a request the contiguous pool turns away.';
+const LOOK_FOR = 'the same requests in the same memory: ranges reserved up front for the longest answer (faded: not written yet, red: never written) against 16-token blocks taken as needed. Press Play, or jump to a turned-away request.';
 
 const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
 
@@ -39,7 +39,7 @@ export function App({ state }: { state: FigureState }) {
   return (
     <div class="viz paged-blocks flow">
       <header class="viz-header">
-        <h1>Contiguous reservations vs PagedAttention blocks</h1>
+        <h1>Contiguous vs paged KV cache</h1>
       </header>
       <div class="controls">
         {nextRefusal !== undefined && (

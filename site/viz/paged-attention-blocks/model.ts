@@ -134,6 +134,7 @@ const REQUEST_COLORS = ['#4ade80', '#60a5fa', '#c084fc', '#2dd4bf', '#f472b6', '
 /** Request r's colour, with `alpha` for the slots it has reserved but not yet written. */
 export function requestColor(r: number, alpha = 1): string {
   const hex = REQUEST_COLORS[r % REQUEST_COLORS.length];
+  if (alpha === 1) return hex;
   const [red, green, blue] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
-  return alpha === 1 ? hex : `rgba(${red}, ${green}, ${blue}, ${alpha})`;
+  return `rgba(${red}, ${green}, ${blue}, ${alpha})`;
 }

@@ -3,7 +3,8 @@
 // a prompt's blocks, copy-on-write, preemption, finishes; otherwise what the step cost each pool.
 import { eventRange, timelineIndex, type Figure, type StepState } from './model';
 
-const n = (x: number) => x.toLocaleString('en-US');
+// One formatter for every number (toLocaleString would build one per call, on every step).
+const n = ((format) => (x: number) => format.format(x))(new Intl.NumberFormat('en-US'));
 const pct = (x: number) => `${Math.round(100 * x)} %`;
 const plural = (k: number, word: string) => `${n(k)} ${word}${k === 1 ? '' : 's'}`;
 
@@ -48,10 +49,10 @@ function whyContiguousWaits(f: Figure, st: StepState, r: number): string {
   const step = st.step;
   const ahead = f.contiguous.requests.filter((q) => q.id < r && q.arrivalStep <= step && contiguousAdmitStep(f, q.id) > step
     && !f.contiguous.events.kind.some((k, i) => k === 'reject' && f.contiguous.events.request[i] === q.id));
-  if (ahead.length) return `the contiguous pool's first-come-first-served queue is held by request ${ahead[0].id}, which does not fit yet`;
+  if (ahead.length) return `the contiguous queue is held by request ${ahead[0].id} (first come, first served)`;
   const need = reservationOf(f, r) ?? 0, samples = f.contiguous.requests[r].outputTokens.length;
   const free = st.contiguous.stats.freeSlots, largest = st.contiguous.stats.largestHoleSlots;
-  if (largest < need) return `the contiguous pool has ${n(free)} free slots but no run of ${n(need)} (its largest is ${n(largest)})`;
+  if (largest < need) return `the contiguous pool has ${n(free)} free slots but no run of ${n(need)}`;
   if (samples * need > free) return `the contiguous pool has ${n(free)} free slots, too few for ${samples} ranges of ${n(need)}`;
   return `the contiguous pool's holes cannot take ${samples} ranges of ${n(need)} slots`;
 }
@@ -66,12 +67,12 @@ export function narration(f: Figure, st: StepState): string {
     if (k !== 'arrive') return;
     const r = p.request[i], q = f.paged.requests[r];
     const samples = q.outputTokens.length;
-    const what = `request ${r} arrives (a ${q.promptTokens}-token prompt${samples > 1 ? `, ${samples} samples` : ''})`;
+    const what = `request ${r} arrives (${q.promptTokens}-token prompt${samples > 1 ? `, ${samples} samples` : ''})`;
     const blocks = blocksOf(st, r);
     const paging = !has(p, 'admit', r) ? 'the paged pool queues it too'
       : blocks > 0 ? `paging gives it ${plural(blocks, 'block')}` : 'paging admits it at once (and it finishes within the step)';
     if (has(c, 'reject', r)) {
-      said.push(`${what}; its ${samples} maximum-length reservations together exceed the whole ${n(capacity)}-slot contiguous pool — rejected; ${paging}`);
+      said.push(`${what}; its ${samples} max-length ranges exceed the whole ${n(capacity)}-slot contiguous pool — rejected; ${paging}`);
     } else if (!has(c, 'admit', r)) {
       said.push(`${what}; ${whyContiguousWaits(f, st, r)} — it must wait; ${paging}`);
     } else {
@@ -81,24 +82,24 @@ export function narration(f: Figure, st: StepState): string {
   c.kind.forEach((k, i) => {
     const r = c.request[i];
     if (k === 'admit' && c.sample[i] === 0 && !has(c, 'arrive', r)) {
-      said.push(`after ${step - f.contiguous.requests[r].arrivalStep} steps of waiting, the contiguous pool finally fits request ${r}`);
+      said.push(`after ${step - f.contiguous.requests[r].arrivalStep} steps of waiting, request ${r} fits the contiguous pool`);
     }
   });
   const forks = new Map<number, number>();
   p.kind.forEach((k, i) => { if (k === 'fork') forks.set(p.request[i], (forks.get(p.request[i]) ?? 1) + 1); });
   for (const [r, samples] of forks) {
     const prompt = f.paged.requests[r].promptTokens;
-    said.push(`request ${r}'s ${samples} samples share the ${plural(Math.ceil(prompt / f.paged.blockSize), 'block')} of its prompt: ${samples} block tables point at the same physical blocks`);
+    said.push(`request ${r}'s ${samples} samples share its prompt's ${plural(Math.ceil(prompt / f.paged.blockSize), 'block')} (${samples} tables, the same physical blocks)`);
   }
   p.appendKind.forEach((a, i) => {
     if (a === 'copy_on_write') {
-      said.push(`sample ${p.sample[i]} of request ${p.request[i]} writes into the last prompt block it shares, so block ${p.copiedFrom[i]} is copied to block ${p.physicalBlock[i]} first (copy-on-write) and the tables diverge`);
+      said.push(`sample ${p.sample[i]} of request ${p.request[i]} writes into a shared block, so block ${p.copiedFrom[i]} is first copied to block ${p.physicalBlock[i]} (copy-on-write)`);
     }
   });
   const preempted = new Map<number, number>();
   p.kind.forEach((k, i) => { if (k === 'preempt') preempted.set(p.request[i], (preempted.get(p.request[i]) ?? 0) + p.tokens[i]); });
   for (const [r, tokens] of preempted) {
-    said.push(`the paged pool has no free block for the next token, so request ${r}, the latest admitted, is preempted: its blocks are freed and its ${plural(tokens, 'token')} will be recomputed`);
+    said.push(`no free block for the next token: request ${r}, the latest admitted, is preempted (${plural(tokens, 'token')} to recompute)`);
   }
   const finished = (ev: StepEvents) => [...new Set(ev.request.filter((_, i) => ev.kind[i] === 'finish'))];
   const pf = finished(p), cf = finished(c);
