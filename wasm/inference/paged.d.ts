@@ -196,12 +196,14 @@ export interface ServingState {
 /**
  * One workload replayed by both allocators (paged, and contiguous with `reservation`), kept in wasm
  * memory so that a figure can ask for the state at any step as often as it scrubs: each query
- * restores the nearest checkpoint and re-applies fewer than checkpointInterval events (the core's
+ * restores the nearest checkpoint and re-applies fewer than the checkpoint interval's events (the core's
  * replay_checkpoints.hpp), never the replay from its start. Call delete() when done.
  * Figure-sized workloads only: numRequests at most 64, numBlocks at most 256, blockSize at most 64,
  * prompt and output lengths at most 1,024 tokens, and at most 50,000 events per replay (beyond that
  * the constructor throws naming config.max_events), so that construction -- two replays, each applied
- * once more to lay down checkpoints -- stays under 1 s, and each query under a few milliseconds.
+ * once more to lay down checkpoints -- stays under 1 s (measured about 0.4 s at the caps), and each
+ * query re-applies fewer than the checkpoint interval's events (measured under 20 ms at the caps,
+ * about 0.2 ms for both allocators on a figure's 12-request workload).
  */
 export interface ServingStepper {
   /** Decoding steps of the longer replay; stateAtStep accepts 0 to steps - 1. */
