@@ -33,6 +33,8 @@ export interface Figure {
   /** Decoding steps of the longer replay (the contiguous one: requests wait for room). */
   steps: number;
   stops: number[];
+  /** The scrubber's text for each step. */
+  labels: string[];
   paged: ServingReplay;
   contiguous: ServingReplay;
   /** Index of the first event of each step (and the event count at [steps]), per replay. */
@@ -94,7 +96,7 @@ export function buildFigure(core: AttnInference, config: Config): Figure {
     }
   }
   return {
-    config, stepper, steps, stops: Array.from({ length: steps }, (_, i) => i), paged, contiguous, pagedStart, contiguousStart,
+    config, stepper, steps, stops: Array.from({ length: steps }, (_, i) => i), labels: Array.from({ length: steps }, (_, i) => `step ${i}`), paged, contiguous, pagedStart, contiguousStart,
     maxSequences: Math.max(1, ...paged.timeline.runningSequences), refusedArrivals,
   };
 }
