@@ -136,6 +136,11 @@ test('the narration tells the step\'s real events: a request the contiguous pool
     const blocks = new Set(p.sequences.filter((s) => s.request === r).flatMap((s) => [...s.blockTable])).size;
     const paging = blocks > 0 ? `paging gives it ${blocks} blocks?` : 'paging admits it at once \\(and it finishes within the step\\)';
     assert.match(d.narration, new RegExp(`^Step ${step}: request ${r} arrives .*contiguous (pool|queue).* — (it must wait|rejected); ${paging}`));
+    // The drawing marks it: turned away above the contiguous pool, admitted above the paged one, its blocks outlined.
+    assert.equal(await page.getByTestId('refused').getAttribute('data-request'), String(r));
+    assert.match(await page.getByTestId('admitted').textContent(), new RegExp(`${r} admitted`));
+    assert.deepEqual(d.blocks.filter((b) => b.request === String(r)).map((b) => b.block),
+      await page.locator('[data-testid="pool"] .block.arrived').evaluateAll((bs) => bs.map((b) => b.dataset.block)));
   }
   // Step 3: request 3's two samples need two ranges of prompt + 128 slots; too few are free.
   await page.locator('.scrubber input[type="range"]').fill('3');

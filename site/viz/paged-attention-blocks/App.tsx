@@ -11,7 +11,7 @@ import { NumberSelect } from '../shared/NumberSelect';
 import { PlayControls } from '../shared/PlayControls';
 import { TimelineScrubber } from '../shared/TimelineScrubber';
 import { colors } from '../shared/theme';
-import { BLOCKS, requestColor, REQUESTS, SEED, timelineIndex } from './model';
+import { BLOCKS, requestColor, REQUESTS, SEED, timelineIndex, WORKLOAD } from './model';
 import { narration } from './narration';
 import { Pools } from './Pools';
 import type { FigureState } from './state';
@@ -93,7 +93,7 @@ export function App({ state }: { state: FigureState }) {
       <Fold more="Legend" fewer="Hide legend">
         <Legend items={[
           { swatch: requestColor(0), label: 'KV held (colour = request)' },
-          { swatch: requestColor(0, 0.3), label: 'reserved for tokens still to come' },
+          { swatch: requestColor(0, 0.3), label: `reserved for tokens still to come (a sample reserves its prompt + ${WORKLOAD.maxOutputTokens})` },
           { swatch: colors.hbm, label: 'reserved, never used (internal fragmentation)' },
           { swatch: colors.heads[0], label: 'free hole too small for the next request (external)' },
           { swatch: '#e5e5e5', label: 'block shared by several tables (×n: references)', outline: true },

@@ -66,6 +66,8 @@ export function Pools({ figure, st, focus }: { figure: Figure; st: StepState; fo
   const blockX = (b: number) => (b % perRow) * blockW;
   const blockY = (b: number) => pRowY(Math.floor(b / perRow));
   const [pa, pb] = eventRange(figure.pagedStart, Math.min(st.step, figure.paged.summary.steps - 1));
+  // A request arriving now that the contiguous pool cannot take and the paged pool admits: its blocks are outlined.
+  const refused = figure.refusedRequest.get(st.step);
   const cow: { from: number; to: number }[] = [];
   for (let i = pa; i < pb && st.step < figure.paged.summary.steps; i++) {
     if (figure.paged.events.appendKind[i] === 'copy_on_write') cow.push({ from: figure.paged.events.copiedFrom[i], to: figure.paged.events.physicalBlock[i] });
@@ -100,7 +102,8 @@ export function Pools({ figure, st, focus }: { figure: Figure; st: StepState; fo
           </marker>
         </defs>
 
-        <text class="section-title" x={0} y={15}>{narrow ? 'Contiguous: prompt +' : 'Contiguous: each sample reserves its prompt +'} {WORKLOAD.maxOutputTokens}{narrow ? ' each' : ' slots'} <tspan class="waste" data-testid="contiguous-waste-inline">waste {pctText(cWaste)}</tspan></text>
+        <text class="section-title" x={0} y={15}>{narrow ? 'Contiguous' : `Contiguous: each sample reserves its prompt + ${WORKLOAD.maxOutputTokens} slots`} <tspan class="waste" data-testid="contiguous-waste-inline">waste {pctText(cWaste)}</tspan></text>
+        {refused !== undefined && <text class="refused" data-testid="refused" data-request={refused} x={width} y={15} text-anchor="end">{narrow ? 'R' : 'request '}{refused} turned away</text>}
         <g data-testid="arena">
           {Array.from({ length: rows }, (_, r) => (
             <rect key={`row${r}`} class="arena-row" x={0} y={cRowY(r)} width={Math.min(rowSlots, figure.contiguous.capacitySlots - r * rowSlots) * slotW} height={arenaRowH} />
@@ -129,7 +132,8 @@ export function Pools({ figure, st, focus }: { figure: Figure; st: StepState; fo
           })}
         </g>
 
-        <text class="section-title" x={0} y={pTop - 17}>Paged: {figure.config.blocks} blocks of {bs} slots{narrow ? '' : ', taken as tokens arrive'} <tspan class="waste" data-testid="paged-waste-inline">waste {pctText(pWaste)}</tspan></text>
+        <text class="section-title" x={0} y={pTop - 17}>Paged: {figure.config.blocks} × {bs} slots{narrow ? '' : ', a block taken when the last one fills'} <tspan class="waste" data-testid="paged-waste-inline">waste {pctText(pWaste)}</tspan></text>
+        {refused !== undefined && <text class="admitted" data-testid="admitted" x={width} y={pTop - 17} text-anchor="end">{narrow ? 'R' : 'request '}{refused} admitted</text>}
         {/* Under the pool, so an arrow to an upper row passes behind the blocks below it. */}
         <g class="arrows" data-testid="arrows">
           {shown.map((q, row) => {
@@ -156,7 +160,7 @@ export function Pools({ figure, st, focus }: { figure: Figure; st: StepState; fo
             const c = own >= 0 ? requestColor(own) : colors.border;
             const state = n === 0 ? 'free' : n > 1 ? 'shared' : 'used';
             return (
-              <g key={b} class={`block ${state}`} data-block={b} data-refs={n} data-fill={fill[b]} data-request={own}>
+              <g key={b} class={`block ${state}${refused !== undefined && own === refused ? ' arrived' : ''}`} data-block={b} data-refs={n} data-fill={fill[b]} data-request={own}>
                 <rect class="block-bg" x={x + 1} y={y} width={blockW - 2} height={poolRowH} stroke={n > 0 ? c : undefined} />
                 {n > 0 && <rect class="block-fill" x={x + 1} y={y} width={((blockW - 2) * fill[b]) / bs} height={poolRowH} fill={c} />}
                 {n > 1 && <rect class="block-shared" x={x + 2} y={y + 1} width={blockW - 4} height={poolRowH - 2} />}

@@ -44,6 +44,8 @@ export interface Figure {
   maxSequences: number;
   /** Steps where a request arrives that the contiguous pool cannot take then and the paged pool admits. */
   refusedArrivals: number[];
+  /** The (first) such request of each of those steps. */
+  refusedRequest: Map<number, number>;
 }
 
 function stepStarts(replay: ServingReplay, steps: number): Int32Array {
@@ -83,21 +85,21 @@ export function buildFigure(core: AttnInference, config: Config): Figure {
   const paged = stepper.replay('paged'), contiguous = stepper.replay('contiguous');
   const steps = stepper.steps;
   const pagedStart = stepStarts(paged, steps), contiguousStart = stepStarts(contiguous, steps);
-  const refusedArrivals: number[] = [];
+  const refusedRequest = new Map<number, number>();
   for (let s = 0; s < paged.summary.steps; s++) {
     const [a, b] = eventRange(pagedStart, s);
     for (let i = a; i < b; i++) {
       if (paged.events.kind[i] !== 'arrive') continue;
       const r = paged.events.request[i];
       if (admittedAt(paged, pagedStart, s, r) && !admittedAt(contiguous, contiguousStart, s, r)) {
-        refusedArrivals.push(s);
+        refusedRequest.set(s, r);
         break;
       }
     }
   }
   return {
     config, stepper, steps, stops: Array.from({ length: steps }, (_, i) => i), labels: Array.from({ length: steps }, (_, i) => `step ${i}`), paged, contiguous, pagedStart, contiguousStart,
-    maxSequences: Math.max(1, ...paged.timeline.runningSequences), refusedArrivals,
+    maxSequences: Math.max(1, ...paged.timeline.runningSequences), refusedArrivals: [...refusedRequest.keys()], refusedRequest,
   };
 }
 
