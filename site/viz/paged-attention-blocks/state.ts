@@ -14,19 +14,39 @@ import { buildFigure, DEFAULT_CONFIG, liveRequests, stateAt, type Config, type F
 // Playback: about 0.15 s per decoding step at 1x, so the default workload plays in about 25 s.
 const MS_PER_STEP = 150;
 
+// Figures built for the last few configurations, the most recently shown last, so that a reader
+// going back to a setting gets its replays at once. Each holds a ServingStepper in wasm memory:
+// deleted when it leaves the cache and when the figure restarts. The shown figure is never the
+// oldest of more than one, so it is never the one evicted.
+const CACHED_FIGURES = 8;
+
+function figureCache(core: AttnInference) {
+  const built = new Map<string, Figure>();
+  const get = (c: Config): Figure => {
+    const key = `${c.seed}/${c.requests}/${c.blocks}`;
+    const figure = built.get(key) ?? buildFigure(core, c);
+    built.delete(key);
+    built.set(key, figure);
+    if (built.size > CACHED_FIGURES) {
+      const [oldest, evicted] = built.entries().next().value!;
+      built.delete(oldest);
+      evicted.stepper.delete();
+    }
+    return figure;
+  };
+  const clear = () => { for (const f of built.values()) f.stepper.delete(); built.clear(); };
+  return { get, clear };
+}
+
 export function createFigureState(core: AttnInference) {
   const hash = readHash();
-  let current: Figure;
-  const { figure, error, configure } = createConfigured<Config, Figure>((c) => buildFigure(core, c), DEFAULT_CONFIG,
+  const cache = figureCache(core);
+  const { figure, error, configure } = createConfigured<Config, Figure>(cache.get, DEFAULT_CONFIG,
     () => 'This workload cannot be shown', (next, _, atStep) => {
-      // The old replay's stepper lives in wasm memory until deleted.
-      current.stepper.delete();
-      current = next;
       clock.setStops(next.stops, atStep ?? 0);
       selected.value = null;
     });
-  current = figure.value;
-  figureEffect(() => () => current.stepper.delete());
+  figureEffect(() => cache.clear);
   const clock = createClock(figure.value.stops, 0, figure.value.steps * MS_PER_STEP);
   /** The request whose tables are drawn (null: the figure picks one, see `focus`). */
   const selected = signal<number | null>(null);
