@@ -27,8 +27,8 @@ function rowSpans(from: number, to: number, rowSlots: number, slotW: number, row
 }
 
 /** The holes counted as external fragmentation: the smallest, adding up to the core's figure for the step. */
-export function externalHoles(st: ServingState, externalSlots: number): Set<number> {
-  const holes = (st.holes ?? []).map((h, i) => ({ ...h, i })).sort((a, b) => a.slots - b.slots);
+function externalHoles(st: ServingState, externalSlots: number): Set<number> {
+  const holes = [...(st.holes ?? [])].sort((a, b) => a.slots - b.slots);
   const out = new Set<number>();
   let sum = 0;
   for (const h of holes) {
