@@ -112,12 +112,12 @@ export function Pools({ figure, st, focus }: { figure: Figure; st: StepState; fo
             <rect key={`h${h.offset}-${k}`} class="hole external" x={s.x} y={s.y} width={s.w} height={arenaRowH} fill="url(#hatch)"
               data-kind="external" data-offset={h.offset} data-slots={h.slots} />
           )))}
-          {st.contiguous.reservations!.map((res) => {
+          {st.contiguous.reservations!.map((res, i) => {
             const base = res.offset, c = requestColor(res.request);
             const parts: [string, number, number][] = [['used', 0, res.usedSlots], ['future', res.usedSlots, res.finalSlots], ['internal', res.finalSlots, res.reservedSlots]];
             const first = rowSpans(base, base + res.reservedSlots, rowSlots, slotW, cRowY)[0];
             return (
-              <g key={res.id} class="reservation" data-request={res.request} data-sample={res.sample} data-offset={res.offset}
+              <g key={i} class="reservation" data-request={res.request} data-sample={res.sample} data-offset={res.offset}
                 data-reserved={res.reservedSlots} data-used={res.usedSlots} data-final={res.finalSlots}>
                 {parts.map(([kind, a, b]) => a < b && rowSpans(base + a, base + b, rowSlots, slotW, cRowY).map((s, k) => (
                   <rect key={`${kind}${k}`} class={`slot-run ${kind}`} x={s.x} y={s.y} width={s.w} height={arenaRowH}
@@ -144,11 +144,11 @@ export function Pools({ figure, st, focus }: { figure: Figure; st: StepState; fo
             };
             // Another request's arrows: one faint path per table, no heads (cheap to paint).
             if (q.request !== focus) {
-              return <path key={q.id} class="table-arrows" stroke={c} data-request={q.request} data-sample={q.sample}
+              return <path key={row} class="table-arrows" stroke={c} data-request={q.request} data-sample={q.sample}
                 d={Array.from(q.blockTable, arrow).join(' ')} />;
             }
             return (
-              <g key={q.id} class="table-arrows focus" data-request={q.request} data-sample={q.sample}>
+              <g key={row} class="table-arrows focus" data-request={q.request} data-sample={q.sample}>
                 {Array.from(q.blockTable, (b, j) => <path key={j} class="table-arrow" stroke={c} marker-end="url(#arrow-head)" data-to={b} d={arrow(b, j)} />)}
               </g>
             );
@@ -161,12 +161,13 @@ export function Pools({ figure, st, focus }: { figure: Figure; st: StepState; fo
             const state = n === 0 ? 'free' : n > 1 ? 'shared' : 'used';
             return (
               <g key={b} class={`block ${state}${refused !== undefined && own === refused ? ' arrived' : ''}`} data-block={b} data-refs={n} data-fill={fill[b]} data-request={own}>
-                <rect class="block-bg" x={x + 1} y={y} width={blockW - 2} height={poolRowH} stroke={n > 0 ? c : undefined} />
-                {n > 0 && <rect class="block-fill" x={x + 1} y={y} width={((blockW - 2) * fill[b]) / bs} height={poolRowH} fill={c} />}
-                {n > 1 && <rect class="block-shared" x={x + 2} y={y + 1} width={blockW - 4} height={poolRowH - 2} />}
-                {(!narrow || n > 1) && <text class="block-label" x={x + blockW / 2} y={y + poolRowH / 2} text-anchor="middle" dominant-baseline="middle">
-                  {n > 1 ? `×${n}` : b}
-                </text>}
+                {/* The same elements whatever the block holds, so a scrub changes attributes instead of creating nodes. */}
+                <rect class="block-bg" x={x + 1} y={y} width={blockW - 2} height={poolRowH} stroke={n > 0 ? c : colors.border} />
+                <rect class="block-fill" x={x + 1} y={y} width={n > 0 ? ((blockW - 2) * fill[b]) / bs : 0} height={poolRowH} fill={c} />
+                <rect class="block-shared" x={x + 2} y={y + 1} width={blockW - 4} height={poolRowH - 2} />
+                <text class="block-label" x={x + blockW / 2} y={y + poolRowH / 2} text-anchor="middle" dominant-baseline="middle">
+                  {n > 1 ? `×${n}` : narrow ? '' : String(b)}
+                </text>
               </g>
             );
           })}
@@ -181,7 +182,7 @@ export function Pools({ figure, st, focus }: { figure: Figure; st: StepState; fo
           {shown.map((q, row) => {
             const y = tTop + row * tableRowH, c = requestColor(q.request);
             return (
-              <g key={q.id} class={q.request === focus ? 'table focus' : 'table'} data-request={q.request} data-sample={q.sample} data-length={q.length}
+              <g key={row} class={q.request === focus ? 'table focus' : 'table'} data-request={q.request} data-sample={q.sample} data-length={q.length}
                 data-table={Array.from(q.blockTable).join(',')}>
                 <text class="table-label" x={0} y={y + boxH / 2} dominant-baseline="middle" fill={c}>R{q.request} s{q.sample}</text>
                 {Array.from(q.blockTable, (b, j) => (
