@@ -256,6 +256,26 @@ export const SWEEPS = [
       }
     },
   },
+  {
+    name: 'paged-attention-blocks',
+    label: 'paged-attention-blocks (default workload, scrubbing)',
+    path: '/visualizations/paged-attention-blocks/',
+    sweep: async (time, { setValue, step }) => {
+      const scrubber = document.querySelector('.scrubber input[type="range"]');
+      const select = (label) => document.querySelector(`select[aria-label="${label}"]`);
+      const max = () => Number(scrubber.max);
+      for (let round = 0; round < 2; round++) {
+        // Scrubbing: jumps back and forth across the whole replay, as a drag does.
+        for (const f of [0.5, 0.1, 0.9, 0.3, 0.7, 0.2, 1, 0, 0.6, 0.4, 0.8, 0.05]) await time(() => setValue(scrubber, f * max()), 'step');
+        for (let i = 0; i < 6; i++) await time(() => step('forward'), 'step');
+        for (let i = 0; i < 3; i++) await time(() => step('back'), 'step');
+        await time(() => document.querySelector('[data-testid="jump-refusal"]').click(), 'step');
+        for (const b of ['48', '24', '32']) await time(() => setValue(select('Pool size in blocks'), b), 'setting');
+        for (const r of ['16', '12']) await time(() => setValue(select('Requests'), r), 'setting');
+        for (const seed of ['4', '3']) await time(() => setValue(select('Workload seed'), seed), 'setting');
+      }
+    },
+  },
 ];
 
 /** The sweep of the visualization called `name`. */

@@ -4,6 +4,7 @@
 // (with every live sequence's gathered tokens equal to the values its request wrote), and the
 // paged cache using its memory better than max-length reservation on the same requests.
 #include <map>
+#include <vector>
 #include <utility>
 
 #include "attn/error.hpp"
@@ -211,6 +212,71 @@ TEST_CASE("replay + steppers: random seeded workloads re-created event by event"
     CHECK(preemptions > 0);  // the tight pools force evictions
     CHECK(cows > 0);
     MESSAGE("replay events re-applied and checked: " << events_checked << ", preemptions " << preemptions << ", copy-on-writes " << cows);
+}
+
+namespace {
+
+// Everything a figure draws of a paged state: each live sequence's table and length, and the
+// reference count of every block.
+std::vector<std::size_t> fingerprint(const PagedKvCache& c) {
+    std::vector<std::size_t> f;
+    for (auto id : c.sequences()) {
+        f.push_back(id);
+        f.push_back(c.length(id));
+        f.insert(f.end(), c.block_table(id).begin(), c.block_table(id).end());
+    }
+    for (std::size_t b = 0; b < c.config().num_blocks; ++b) f.push_back(c.refcount(b));
+    return f;
+}
+
+std::vector<std::size_t> fingerprint(const ContiguousKvCache& c) {
+    std::vector<std::size_t> f;
+    for (const ContiguousReservation& r : c.reservations()) f.insert(f.end(), {r.id, r.offset, r.reserved_slots, r.used_slots});
+    for (const auto& [offset, length] : c.holes()) f.insert(f.end(), {offset, length});
+    return f;
+}
+
+// Seeks in a seeded random order land on the state of applying the events in order, and each
+// re-applies fewer events than the checkpoint interval (never more than a walk forward would).
+template <class Stepper>
+void check_random_seeks(Stepper stepper, std::uint64_t seed) {
+    std::vector<std::vector<std::size_t>> in_order{fingerprint(stepper.cache())};
+    while (stepper.position() < stepper.size()) {
+        stepper.apply_next();
+        in_order.push_back(fingerprint(stepper.cache()));
+    }
+    const std::size_t interval = stepper.checkpoint_interval();
+    CHECK(interval >= kMinCheckpointInterval);
+    for (std::size_t k = 0; k < 200; ++k) {
+        const std::size_t from = stepper.position();
+        const auto to = static_cast<std::size_t>(uniform_from_hash(seed, k) * static_cast<double>(stepper.size() + 1));
+        const std::size_t applied = stepper.seek(to);
+        REQUIRE(stepper.position() == to);
+        REQUIRE(fingerprint(stepper.cache()) == in_order[to]);
+        REQUIRE(applied < interval);
+        if (to >= from) REQUIRE(applied <= to - from);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("replay steppers: seeks anywhere restore a checkpoint and re-apply fewer events than its interval") {
+    for (std::size_t bs : {1, 16}) {
+        const std::uint64_t seed = test::next_seed();
+        INFO("seed = " << seed << ", block_size = " << bs);
+        WorkloadParams p = small_params(seed);
+        p.num_requests = 40;
+        const Workload w = make_workload(p);
+        const ReplayResult paged = replay(w, config(AllocatorKind::paged, 29, bs));
+        REQUIRE(paged.events.size() > 4 * kMinCheckpointInterval);
+        check_random_seeks(PagedReplayStepper(paged), seed);
+        check_random_seeks(ContiguousReplayStepper(replay(w, config(AllocatorKind::contiguous, 29, bs))), seed + 1);
+    }
+    // A large pool gets fewer copies: the interval grows so that the copies stay within the budget.
+    const ReplayCheckpoints<PagedKvCache> big(1000000, kCheckpointSlotBudget / 8);
+    CHECK(big.interval() == 1000000 / 8);
+    const ReplayCheckpoints<PagedKvCache> small(100, 64);
+    CHECK(small.interval() == kMinCheckpointInterval);
 }
 
 TEST_CASE("replay: requests too large for the pool are rejected, and bad configs throw") {

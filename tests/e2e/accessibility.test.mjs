@@ -48,6 +48,8 @@ const PAGES = [
   '/visualizations/lsh-attention-bucketing/#buckets=8&rounds=2&chunk=8&seed=2&step=4',
   '/visualizations/approximation-price/',
   '/visualizations/approximation-price/#n=128&input=random&seed=1&step=8',
+  '/visualizations/paged-attention-blocks/',
+  '/visualizations/paged-attention-blocks/#seed=3&requests=12&blocks=32&step=3&request=3',
 ];
 
 let site;

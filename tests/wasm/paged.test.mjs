@@ -61,6 +61,9 @@ test('pagedReplay: contiguous reservations waste memory the paged pool does not'
     assert.ok(t.externalFragmentationSlots[i] <= t.freeSlots[i]);
   }
   assert.equal(c.summary.preemptions, 0);
+  // A max-length reservation is the prompt plus the most any sample may generate; only admits reserve.
+  c.events.kind.forEach((k, i) => assert.equal(c.events.reservedSlots[i],
+    k === 'admit' ? c.requests[c.events.request[i]].promptTokens + small.maxOutputTokens : -1));
   assert.equal(core.pagedReplay({ allocator: 'contiguous', ...small, numBlocks: 64, reservation: 'oracle' }).summary.meanInternalFragmentationFraction, 0);
   const p = core.pagedReplay({ allocator: 'paged', ...small, numBlocks: 64 });
   assert.ok(p.summary.meanUtilisation > c.summary.meanUtilisation);
@@ -126,4 +129,72 @@ test('paged API rejects bad arguments and keeps answering', () => {
   // Many long requests with many steps exceed the in-browser event cap instead of hanging the page.
   throwsThenRecovers(() => core.pagedReplay({ allocator: 'paged', numRequests: 256, maxOutputTokens: 4096, meanOutputTokens: 1e6,
     maxSamples: 8, parallelFraction: 1, numBlocks: 1024, blockSize: 256 }), /config.max_(events|steps)/);
+});
+
+// The state at the end of `step`: events of steps 0..step applied, read from the replay itself.
+const eventsThrough = (replay, step) => replay.events.step.findLastIndex((s) => s <= step) + 1;
+
+test('ServingStepper: states at steps scrubbed in a seeded random order equal pagedStateAt at the same event', () => {
+  const input = { ...small, numBlocks: 40, reservation: 'pow2' };
+  const stepper = new core.ServingStepper(input);
+  try {
+    const paged = core.pagedReplay({ allocator: 'paged', ...input });
+    const contiguous = core.pagedReplay({ allocator: 'contiguous', ...input });
+    assert.deepEqual(stepper.replay('paged'), paged);
+    assert.deepEqual(stepper.replay('contiguous'), contiguous);
+    assert.equal(stepper.steps, Math.max(paged.summary.steps, contiguous.summary.steps));
+    let x = 12345;
+    const order = [0, stepper.steps - 1, ...Array.from({ length: 30 }, () => (x = (x * 1103515245 + 12345) % 2 ** 31) % stepper.steps)];
+    for (const step of order) {
+      for (const [allocator, replay] of [['paged', paged], ['contiguous', contiguous]]) {
+        const got = stepper.stateAtStep(allocator, step);
+        const event = eventsThrough(replay, step);
+        const want = core.pagedStateAt({ allocator, ...input, event });
+        assert.deepEqual(got, { ...want, step }, `${allocator} at step ${step}`);
+        // Between steps the pool is what the replay's timeline recorded for that step.
+        if (step < replay.summary.steps) {
+          const stored = allocator === 'paged' ? got.stats.storedTokens : got.stats.usedSlots;
+          assert.equal(stored, replay.timeline.storedTokens[step]);
+        }
+      }
+    }
+  } finally {
+    stepper.delete();
+  }
+});
+
+test('ServingStepper: bad arguments are named, the instance keeps answering, and delete() releases it', () => {
+  const handles = core.count_emval_handles();
+  // Figure-sized workloads only (the stepper's own caps, tighter than pagedReplay's).
+  assert.throws(() => new core.ServingStepper({ ...small, numBlocks: 0 }), /numBlocks: must be an integer in \[1, 256\]/);
+  assert.throws(() => new core.ServingStepper({ ...small, numRequests: 65 }), /numRequests: must be an integer in \[1, 64\]/);
+  assert.throws(() => new core.ServingStepper({ ...small, maxOutputTokens: 1025 }), /maxOutputTokens: must be an integer in \[1, 1024\]/);
+  assert.throws(() => new core.ServingStepper(null), /arguments: must be an object/);
+  assert.throws(() => new core.ServingStepper({ ...small, reservation: 'buddy' }), /reservation: must be one of/);
+  const stepper = new core.ServingStepper(small);
+  const first = stepper.stateAtStep('paged', 3);
+  assert.throws(() => stepper.stateAtStep('paged', stepper.steps), new RegExp(`step: must be an integer in \\[0, ${stepper.steps - 1}\\]`));
+  assert.throws(() => stepper.stateAtStep('paged', 1.5), /step: must be an integer/);
+  assert.throws(() => stepper.stateAtStep('paged', undefined), /step: missing/);
+  assert.throws(() => stepper.stateAtStep('buddy', 0), /allocator: must be one of 'paged', 'contiguous'/);
+  assert.throws(() => stepper.replay(7), /allocator: must be one of/);
+  assert.deepEqual(stepper.stateAtStep('paged', 3), first);
+  stepper.delete();
+  assert.throws(() => stepper.stateAtStep('paged', 3), (e) => e.name === 'BindingError');
+  assert.equal(core.count_emval_handles(), handles);
+});
+
+test('ServingStepper: construction at the input caps stays within its documented second', () => {
+  const start = process.cpuUsage();
+  try {
+    // Near its event cap: every request with 8 long samples on the largest pool it accepts.
+    const s = new core.ServingStepper({ numRequests: 64, maxOutputTokens: 1024, meanOutputTokens: 150, maxPromptTokens: 1024,
+      maxSamples: 8, parallelFraction: 1, numBlocks: 256, blockSize: 64, meanInterarrivalSteps: 0.001 });
+    s.stateAtStep('paged', s.steps - 1);
+    s.delete();
+  } catch (e) {
+    assert.match(e.message, /config.max_(events|steps)/);
+  }
+  const { user, system } = process.cpuUsage(start);
+  assert.ok((user + system) / 1000 < 1000, `${(user + system) / 1000} ms`);
 });

@@ -1,7 +1,7 @@
 // Seeded hostile-input soak of one WebAssembly module: valid calls with one field corrupted
 // (wrong types, NaN, ±Infinity, -1, 0, 2^31, 2^53, empty and oversized arrays, BigInt, Symbol,
 // Proxy, null-prototype objects, missing and unknown fields), random argument lists, and
-// OnlineSoftmax misuse after delete(). Every 500 calls a known-good call must return what it
+// OnlineSoftmax and ServingStepper misuse after delete(). Every 500 calls a known-good call must return what it
 // returned at the start. Counts what each call ended in, the slowest call (CPU time of this
 // process, so that other builds on the host do not count), the wasm memory size and the Embind
 // handle count. Used by soak.test.mjs (make test) and scripts/soak.mjs (make soak).
@@ -29,6 +29,9 @@ const qkv = (m, L, S, D, Dv = D, H = 1) => ({
   k: m.randomNormal([1, H, S, D], 2, 1), kShape: [1, H, S, D],
   v: m.randomNormal([1, H, S, Dv], 3, 1), vShape: [1, H, S, Dv],
 });
+
+// A small valid ServingStepper workload (the inference module's class misuse starts from it).
+const STEPPER_INPUT = { numRequests: 6, numBlocks: 12, blockSize: 4, maxOutputTokens: 24, meanOutputTokens: 6, maxPromptTokens: 12, parallelFraction: 0.5 };
 
 // Valid calls of each module: [function name, argument list]. The soak corrupts their fields.
 function templates(name, m) {
@@ -203,6 +206,15 @@ export async function soak(moduleName, { seed, calls, timeBoundMs = 1000, checkE
         a.update([0.5, -Infinity], [1, 2, 3, 4]);
         b.delete();
         try { a.merge(b); } finally { a.delete(); }
+      };
+    } else if (moduleName === 'inference' && random() < 0.5) {
+      // A stepper built from corrupted arguments, queried at a corrupted step, deleted, then used.
+      what = 'ServingStepper misuse';
+      const [input, allocator, step] = corrupt([STEPPER_INPUT, 'paged', 3], random);
+      call = () => {
+        const s = new m.ServingStepper(input);
+        try { s.stateAtStep(allocator, step); } finally { s.delete(); }
+        s.stateAtStep('paged', 0);
       };
     } else {
       what = 'no arguments'; call = () => m[names[Math.floor(random() * names.length)]]();

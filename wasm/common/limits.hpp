@@ -38,6 +38,13 @@ inline constexpr std::size_t kMaxServingBlockSize = 256;                  // tok
 inline constexpr std::size_t kMaxServingTokens = 4096;                    // a prompt or output length
 inline constexpr std::size_t kMaxServingEvents = 200000;                  // allocator events a replay may record
 inline constexpr std::size_t kMaxServingSteps = 100000;                   // decoding steps a replay may take
+// A ServingStepper replays twice and keeps both replays and their checkpoints, and a figure queries
+// it per frame: its workloads are figure-sized, so that construction stays within a second.
+inline constexpr std::size_t kMaxStepperRequests = 64;
+inline constexpr std::size_t kMaxStepperBlocks = 256;
+inline constexpr std::size_t kMaxStepperBlockSize = 64;
+inline constexpr std::size_t kMaxStepperTokens = 1024;
+inline constexpr std::size_t kMaxStepperEvents = 50000;
 inline constexpr std::size_t kMaxRingDevices = 64;                       // devices a ring schedule lays out (P^2 steps)
 inline constexpr std::size_t kMaxRingWork = std::size_t{1} << 25;        // seqLen x devices a ring timing walks
 inline constexpr std::size_t kMaxRingTraceDevices = 16;                  // devices of a traced ring (P^2 entries)

@@ -1,7 +1,8 @@
 // Hand-written declaration of the KV-cache memory API bound in wasm/inference/bind_paged.cpp: a seeded
 // serving workload replayed against PagedAttention's block allocator and against contiguous
 // reservations (Kwon et al. 2023, arXiv:2309.06180, §3-4), stepping through either replay, and
-// the summary of both on the same requests. Memory figures are token slots.
+// the summary of both on the same requests, and a stepper class over both replays for scrubbing.
+// Memory figures are token slots.
 // Every function throws a JavaScript Error naming the bad argument and its allowed range; the
 // module keeps working afterwards.
 
@@ -79,6 +80,8 @@ export interface ServingEvents {
   physicalBlock: Int32Array;
   /** Paged appends: copy-on-write source block (= physicalBlock without a copy). */
   copiedFrom: Int32Array;
+  /** Contiguous admits: the slots reserved for the sample (its range's length). */
+  reservedSlots: Int32Array;
 }
 
 /** End-of-step memory and queue state, one entry per step in each array. */
@@ -190,7 +193,31 @@ export interface ServingState {
   stats: Record<string, number>;
 }
 
+/**
+ * One workload replayed by both allocators (paged, and contiguous with `reservation`), kept in wasm
+ * memory so that a figure can ask for the state at any step as often as it scrubs: each query
+ * restores the nearest checkpoint and re-applies fewer than the checkpoint interval's events (the core's
+ * replay_checkpoints.hpp), never the replay from its start. Call delete() when done.
+ * Figure-sized workloads only: numRequests at most 64, numBlocks at most 256, blockSize at most 64,
+ * prompt and output lengths at most 1,024 tokens, and at most 50,000 events per replay (beyond that
+ * the constructor throws naming config.max_events), so that construction -- two replays, each applied
+ * once more to lay down checkpoints -- stays under 1 s (measured about 0.4 s at the caps), and each
+ * query re-applies fewer than the checkpoint interval's events (measured under 20 ms at the caps,
+ * about 0.2 ms for both allocators on a figure's 12-request workload).
+ */
+export interface ServingStepper {
+  /** Decoding steps of the longer replay; stateAtStep accepts 0 to steps - 1. */
+  readonly steps: number;
+  /** The whole replay of one allocator, as pagedReplay returns it. */
+  replay(allocator: 'paged' | 'contiguous'): ServingReplay;
+  /** The allocator's state once every event of steps 0..step is applied (a replay that ended earlier shows its final state). */
+  stateAtStep(allocator: 'paged' | 'contiguous', step: number): ServingState;
+  delete(): void;
+}
+
 export interface PagedApi {
+  /** A stepper over both allocators' replays of one workload (see ServingStepper). */
+  ServingStepper: { new (input: ServingMemoryInput & { reservation?: 'max_len' | 'pow2' | 'oracle' }): ServingStepper };
   /** Replays the seeded workload with one allocator: every allocator event, the per-step memory timeline and a summary. */
   pagedReplay(input: ServingReplayInput): ServingReplay;
   /** The allocator's state after the first `event` events of the same replay (block tables and pool, or the arena's ranges). */

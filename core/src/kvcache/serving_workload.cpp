@@ -512,12 +512,43 @@ void require_id(std::size_t got, std::size_t recorded) {
     if (got != recorded) throw Error("replay.events: inconsistent sequence id " + str(got) + " vs recorded " + str(recorded));
 }
 
+// Moves `current` to `position`: from the nearest checkpoint at or before it when that is ahead of
+// the current state or the target lies behind it, else onwards from the current state. Returns the
+// events re-applied.
+template <class Cache, class ApplyNext>
+std::size_t seek_with_checkpoints(Cache& cache, std::size_t& current, const ReplayCheckpoints<Cache>& checkpoints,
+                                  std::size_t size, std::size_t position, ApplyNext apply_next) {
+    require_in("position", position, 0, size);
+    const std::size_t base = checkpoints.at_or_before(position);
+    if (position < current || base > current) {
+        cache = checkpoints.cache_at(base);
+        current = base;
+    }
+    // apply_next advances `current` (the stepper's position).
+    std::size_t applied = 0;
+    while (current < position) {
+        apply_next();
+        ++applied;
+    }
+    return applied;
+}
+
+// Applies every event once so that each checkpoint is saved, then returns to position 0. Also
+// checks the replay: an inconsistent event throws here, not in the middle of a reader's scrub.
+template <class Stepper, class Checkpoints>
+void record_checkpoints(Stepper& stepper, Checkpoints& checkpoints) {
+    checkpoints.offer(0, stepper.cache());
+    while (stepper.position() < stepper.size()) stepper.apply_next();
+    stepper.seek(0);
+}
+
 }  // namespace
 
 PagedReplayStepper::PagedReplayStepper(ReplayResult replay)
-    : replay_(std::move(replay)),
-      cache_({replay_.config.num_blocks, replay_.config.block_size, replay_.config.kv_bytes_per_token}) {
-    require_allocator(replay_, AllocatorKind::paged);
+    : replay_((require_allocator(replay, AllocatorKind::paged), std::move(replay))),
+      cache_({replay_.config.num_blocks, replay_.config.block_size, replay_.config.kv_bytes_per_token}),
+      checkpoints_(replay_.events.size(), replay_.config.num_blocks * replay_.config.block_size) {
+    record_checkpoints(*this, checkpoints_);
 }
 
 const ReplayEvent& PagedReplayStepper::apply_next() {
@@ -542,21 +573,19 @@ const ReplayEvent& PagedReplayStepper::apply_next() {
         case EventKind::reject: break;
     }
     ++position_;
+    checkpoints_.offer(position_, cache_);
     return e;
 }
 
-void PagedReplayStepper::seek(std::size_t position) {
-    require_in("position", position, 0, replay_.events.size());
-    if (position < position_) {
-        cache_ = PagedKvCache({replay_.config.num_blocks, replay_.config.block_size, replay_.config.kv_bytes_per_token});
-        position_ = 0;
-    }
-    while (position_ < position) apply_next();
+std::size_t PagedReplayStepper::seek(std::size_t position) {
+    return seek_with_checkpoints(cache_, position_, checkpoints_, size(), position, [this] { apply_next(); });
 }
 
 ContiguousReplayStepper::ContiguousReplayStepper(ReplayResult replay)
-    : replay_(std::move(replay)), cache_(replay_.config.num_blocks * replay_.config.block_size) {
-    require_allocator(replay_, AllocatorKind::contiguous);
+    : replay_((require_allocator(replay, AllocatorKind::contiguous), std::move(replay))),
+      cache_(replay_.config.num_blocks * replay_.config.block_size),
+      checkpoints_(replay_.events.size(), replay_.config.num_blocks * replay_.config.block_size) {
+    record_checkpoints(*this, checkpoints_);
 }
 
 const ReplayEvent& ContiguousReplayStepper::apply_next() {
@@ -580,16 +609,12 @@ const ReplayEvent& ContiguousReplayStepper::apply_next() {
         case EventKind::reject: break;
     }
     ++position_;
+    checkpoints_.offer(position_, cache_);
     return e;
 }
 
-void ContiguousReplayStepper::seek(std::size_t position) {
-    require_in("position", position, 0, replay_.events.size());
-    if (position < position_) {
-        cache_ = ContiguousKvCache(replay_.config.num_blocks * replay_.config.block_size);
-        position_ = 0;
-    }
-    while (position_ < position) apply_next();
+std::size_t ContiguousReplayStepper::seek(std::size_t position) {
+    return seek_with_checkpoints(cache_, position_, checkpoints_, size(), position, [this] { apply_next(); });
 }
 
 }  // namespace attn::kvcache

@@ -27,6 +27,7 @@
 
 #include "attn/kvcache/contiguous_kv_cache.hpp"
 #include "attn/kvcache/paged_kv_cache.hpp"
+#include "attn/kvcache/replay_checkpoints.hpp"
 #include "attn/random.hpp"
 
 namespace attn::kvcache {
@@ -153,7 +154,8 @@ struct ReplayResult {
 ReplayResult replay(const Workload& workload, const ReplayConfig& config);
 
 // Re-applies a paged replay's events one at a time to a fresh PagedKvCache, so a visualization can
-// show block tables and the pool after any event.
+// show block tables and the pool after any event. The constructor applies every event once,
+// keeping checkpoints (replay_checkpoints.hpp), and leaves the stepper at position 0.
 class PagedReplayStepper {
 public:
     // Throws if `replay` is not a paged replay.
@@ -162,14 +164,18 @@ public:
     std::size_t position() const { return position_; }   // events applied so far
     // Applies event position() and returns it; throws at the end.
     const ReplayEvent& apply_next();
-    // Resets and re-applies the first `position` events; position in [0, size()].
-    void seek(std::size_t position);
+    // Moves to the state after the first `position` events, position in [0, size()], from the
+    // current state or the nearest checkpoint before it. Returns the events it re-applied: fewer
+    // than checkpoint_interval().
+    std::size_t seek(std::size_t position);
+    std::size_t checkpoint_interval() const { return checkpoints_.interval(); }
     const PagedKvCache& cache() const { return cache_; }
     const ReplayResult& replay() const { return replay_; }
 
 private:
     ReplayResult replay_;
     PagedKvCache cache_;
+    ReplayCheckpoints<PagedKvCache> checkpoints_;
     std::size_t position_ = 0;
 };
 
@@ -180,13 +186,15 @@ public:
     std::size_t size() const { return replay_.events.size(); }
     std::size_t position() const { return position_; }
     const ReplayEvent& apply_next();
-    void seek(std::size_t position);
+    std::size_t seek(std::size_t position);
+    std::size_t checkpoint_interval() const { return checkpoints_.interval(); }
     const ContiguousKvCache& cache() const { return cache_; }
     const ReplayResult& replay() const { return replay_; }
 
 private:
     ReplayResult replay_;
     ContiguousKvCache cache_;
+    ReplayCheckpoints<ContiguousKvCache> checkpoints_;
     std::size_t position_ = 0;
 };
 

@@ -1,0 +1,201 @@
+// The drawing: the same memory twice, in the same geometry (rows of slots, one row = the same
+// number of slots in both). Top, the contiguous arena: each sample's reserved range split into KV
+// held, reserved for tokens still to come, and reserved beyond what the sample will ever write;
+// free holes too small for the queue head marked as external fragmentation. Bottom, the paged pool
+// of physical blocks (filled to the tokens they hold, shared blocks dashed with their reference
+// count), and the block tables below it, each logical block an arrow to its physical block: all
+// tables on a wide screen (the focused request's arrows strong), the focused request's alone on a phone.
+import type { ServingState } from '../../../wasm/load';
+import { colors } from '../shared/theme';
+import { useWidth } from '../shared/useWidth';
+import { blockFill, blockOwner, eventRange, requestColor, timelineIndex, WORKLOAD, type Figure, type StepState } from './model';
+
+const TITLE_H = 22;
+const LABEL_W = 54;
+
+interface Rect { x: number; y: number; w: number }
+
+/** Splits the slot range [from, to) into one rectangle per row of the arena. */
+function rowSpans(from: number, to: number, rowSlots: number, slotW: number, rowY: (r: number) => number): Rect[] {
+  const out: Rect[] = [];
+  for (let s = from; s < to;) {
+    const row = Math.floor(s / rowSlots), end = Math.min(to, (row + 1) * rowSlots);
+    out.push({ x: (s - row * rowSlots) * slotW, y: rowY(row), w: (end - s) * slotW });
+    s = end;
+  }
+  return out;
+}
+
+/** The holes counted as external fragmentation: the smallest, adding up to the core's figure for the step. */
+function externalHoles(st: ServingState, externalSlots: number): Set<number> {
+  const holes = [...(st.holes ?? [])].sort((a, b) => a.slots - b.slots);
+  const out = new Set<number>();
+  let sum = 0;
+  for (const h of holes) {
+    if (sum >= externalSlots) break;
+    out.add(h.offset);
+    sum += h.slots;
+  }
+  return out;
+}
+
+export function Pools({ figure, st, focus }: { figure: Figure; st: StepState; focus: number | null }) {
+  const [ref, width] = useWidth<HTMLDivElement>();
+  const narrow = width < 640;
+  const bs = WORKLOAD.blockSize, blocks = figure.config.blocks;
+  const perRow = narrow ? 8 : 16;
+  const rows = Math.ceil(blocks / perRow), rowSlots = perRow * bs;
+  const slotW = width / rowSlots, blockW = slotW * bs;
+  const arenaRowH = narrow ? 16 : 20, poolRowH = narrow ? 22 : 26, gap = 4;
+  // Pool rows leave room between them for the arrowheads of blocks above a row.
+  const poolGap = 12;
+
+  // Contiguous arena.
+  const cTop = TITLE_H;
+  const cRowY = (r: number) => cTop + r * (arenaRowH + gap);
+  const cBottom = cRowY(rows);
+  const ct = timelineIndex(figure.contiguous, st.step);
+  const external = externalHoles(st.contiguous, figure.contiguous.timeline.externalFragmentationSlots[ct]);
+
+  // Paged pool.
+  // Room above the first pool row for the arc of a copy-on-write.
+  const pTop = cBottom + 10 + TITLE_H + 10;
+  const pRowY = (r: number) => pTop + r * (poolRowH + poolGap);
+  const pBottom = pRowY(rows) - poolGap;
+  const fill = blockFill(st.paged, bs), owner = blockOwner(st.paged), refs = st.paged.refcounts!;
+  const blockX = (b: number) => (b % perRow) * blockW;
+  const blockY = (b: number) => pRowY(Math.floor(b / perRow));
+  const [pa, pb] = eventRange(figure.pagedStart, Math.min(st.step, figure.paged.summary.steps - 1));
+  // A request arriving now that the contiguous pool cannot take and the paged pool admits: its blocks are outlined.
+  const refused = figure.refusedRequest.get(st.step);
+  const cow: { from: number; to: number }[] = [];
+  for (let i = pa; i < pb && st.step < figure.paged.summary.steps; i++) {
+    if (figure.paged.events.appendKind[i] === 'copy_on_write') cow.push({ from: figure.paged.events.copiedFrom[i], to: figure.paged.events.physicalBlock[i] });
+  }
+
+  // Block tables.
+  const seqs = (st.paged.sequences ?? []).slice().sort((a, b) => a.request - b.request || a.sample - b.sample);
+  const shown = narrow ? seqs.filter((q) => q.request === focus) : seqs;
+  const tableRows = narrow ? WORKLOAD.maxSamples : figure.maxSequences;
+  const maxLogical = Math.ceil((WORKLOAD.maxPromptTokens + WORKLOAD.maxOutputTokens) / bs);
+  const boxW = Math.min(28, (width - LABEL_W) / maxLogical), boxH = 16, tableRowH = 20;
+  const tTop = pBottom + (narrow ? 30 : 40) + TITLE_H;
+  const height = tTop + tableRows * tableRowH + 4;
+
+  const cl = figure.contiguous.timeline;
+  const cWaste = (cl.reservedFutureSlots[ct] + cl.internalFragmentationSlots[ct] + cl.externalFragmentationSlots[ct]) / figure.contiguous.capacitySlots;
+  const pt = timelineIndex(figure.paged, st.step);
+  const pWaste = figure.paged.timeline.internalFragmentationSlots[pt] / figure.paged.capacitySlots;
+  const pctText = (x: number) => `${(100 * x).toFixed(0)} %`;
+
+  return (
+    <div ref={ref} class="pools-frame" data-drawing>
+      <svg class="pools" width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img"
+        aria-label={`Step ${st.step}: the contiguous pool holds ${st.contiguous.reservations!.length} reserved ranges and wastes ${pctText(cWaste)} of the memory; the paged pool uses ${st.paged.stats.blocksUsed} of ${blocks} blocks and wastes ${pctText(pWaste)}`}>
+        <defs>
+          <pattern id="hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
+            <rect width="6" height="6" fill={colors.panel} />
+            <line x1="0" y1="0" x2="0" y2="6" stroke={colors.heads[0]} stroke-width="3" />
+          </pattern>
+          <marker id="arrow-head" viewBox="0 0 6 6" refX="5" refY="3" markerWidth="5" markerHeight="5" orient="auto-start-reverse">
+            <path d="M0,0 L6,3 L0,6 z" fill="context-stroke" />
+          </marker>
+        </defs>
+
+        <text class="section-title" x={0} y={15}>{narrow ? 'Contiguous' : `Contiguous: each sample reserves its prompt + ${WORKLOAD.maxOutputTokens} slots`} <tspan class="waste" data-testid="contiguous-waste-inline">waste {pctText(cWaste)}</tspan></text>
+        {refused !== undefined && <text class="refused" data-testid="refused" data-request={refused} x={width} y={15} text-anchor="end">{narrow ? 'R' : 'request '}{refused} turned away</text>}
+        <g data-testid="arena">
+          {Array.from({ length: rows }, (_, r) => (
+            <rect key={`row${r}`} class="arena-row" x={0} y={cRowY(r)} width={Math.min(rowSlots, figure.contiguous.capacitySlots - r * rowSlots) * slotW} height={arenaRowH} />
+          ))}
+          {(st.contiguous.holes ?? []).map((h) => external.has(h.offset) && rowSpans(h.offset, h.offset + h.slots, rowSlots, slotW, cRowY).map((s, k) => (
+            <rect key={`h${h.offset}-${k}`} class="hole external" x={s.x} y={s.y} width={s.w} height={arenaRowH} fill="url(#hatch)"
+              data-kind="external" data-offset={h.offset} data-slots={h.slots} />
+          )))}
+          {st.contiguous.reservations!.map((res, i) => {
+            const base = res.offset, c = requestColor(res.request);
+            const parts: [string, number, number][] = [['used', 0, res.usedSlots], ['future', res.usedSlots, res.finalSlots], ['internal', res.finalSlots, res.reservedSlots]];
+            const first = rowSpans(base, base + res.reservedSlots, rowSlots, slotW, cRowY)[0];
+            return (
+              <g key={i} class="reservation" data-request={res.request} data-sample={res.sample} data-offset={res.offset}
+                data-reserved={res.reservedSlots} data-used={res.usedSlots} data-final={res.finalSlots}>
+                {parts.map(([kind, a, b]) => a < b && rowSpans(base + a, base + b, rowSlots, slotW, cRowY).map((s, k) => (
+                  <rect key={`${kind}${k}`} class={`slot-run ${kind}`} x={s.x} y={s.y} width={s.w} height={arenaRowH}
+                    fill={kind === 'internal' ? colors.hbm : c} />
+                )))}
+                {rowSpans(base, base + res.reservedSlots, rowSlots, slotW, cRowY).map((s, k) => (
+                  <rect key={`o${k}`} class="range-outline" x={s.x + 0.5} y={s.y + 0.5} width={Math.max(0, s.w - 1)} height={arenaRowH - 1} />
+                ))}
+                {first.w > 26 && <text class="range-label" x={first.x + 3} y={first.y + arenaRowH / 2} dominant-baseline="middle">R{res.request}</text>}
+              </g>
+            );
+          })}
+        </g>
+
+        <text class="section-title" x={0} y={pTop - 17}>Paged: {figure.config.blocks} × {bs} slots{narrow ? '' : ', a block taken when the last one fills'} <tspan class="waste" data-testid="paged-waste-inline">waste {pctText(pWaste)}</tspan></text>
+        {refused !== undefined && <text class="admitted" data-testid="admitted" x={width} y={pTop - 17} text-anchor="end">{narrow ? 'R' : 'request '}{refused} admitted</text>}
+        {/* Under the pool, so an arrow to an upper row passes behind the blocks below it. */}
+        <g class="arrows" data-testid="arrows">
+          {shown.map((q, row) => {
+            const y = tTop + row * tableRowH, c = requestColor(q.request);
+            const arrow = (b: number, j: number) => {
+              const x = LABEL_W + (j + 0.5) * boxW, bx = blockX(b) + blockW / 2, by = blockY(b) + poolRowH + 1;
+              return `M${x},${y} C${x},${y - 30} ${bx},${pBottom + 30} ${bx},${by}`;
+            };
+            // Another request's arrows: one faint path per table, no heads (cheap to paint).
+            if (q.request !== focus) {
+              return <path key={row} class="table-arrows" stroke={c} data-request={q.request} data-sample={q.sample}
+                d={Array.from(q.blockTable, arrow).join(' ')} />;
+            }
+            return (
+              <g key={row} class="table-arrows focus" data-request={q.request} data-sample={q.sample}>
+                {Array.from(q.blockTable, (b, j) => <path key={j} class="table-arrow" stroke={c} marker-end="url(#arrow-head)" data-to={b} d={arrow(b, j)} />)}
+              </g>
+            );
+          })}
+        </g>
+        <g data-testid="pool">
+          {Array.from(refs, (n, b) => {
+            const x = blockX(b), y = blockY(b), own = owner[b];
+            const c = own >= 0 ? requestColor(own) : colors.border;
+            const state = n === 0 ? 'free' : n > 1 ? 'shared' : 'used';
+            return (
+              <g key={b} class={`block ${state}${refused !== undefined && own === refused ? ' arrived' : ''}`} data-block={b} data-refs={n} data-fill={fill[b]} data-request={own}>
+                {/* The same elements whatever the block holds, so a scrub changes attributes instead of creating nodes. */}
+                <rect class="block-bg" x={x + 1} y={y} width={blockW - 2} height={poolRowH} stroke={n > 0 ? c : colors.border} />
+                <rect class="block-fill" x={x + 1} y={y} width={n > 0 ? ((blockW - 2) * fill[b]) / bs : 0} height={poolRowH} fill={c} />
+                <rect class="block-shared" x={x + 2} y={y + 1} width={blockW - 4} height={poolRowH - 2} />
+                <text class="block-label" x={x + blockW / 2} y={y + poolRowH / 2} text-anchor="middle" dominant-baseline="middle">
+                  {n > 1 ? `×${n}` : narrow ? '' : String(b)}
+                </text>
+              </g>
+            );
+          })}
+          {cow.map(({ from, to }, k) => (
+            <path key={k} class="cow-arrow" data-from={from} data-to={to} marker-end="url(#arrow-head)"
+              d={`M${blockX(from) + blockW / 2},${blockY(from)} C${blockX(from) + blockW / 2},${blockY(from) - 12} ${blockX(to) + blockW / 2},${blockY(to) - 12} ${blockX(to) + blockW / 2},${blockY(to)}`} />
+          ))}
+        </g>
+
+        <text class="section-title" x={0} y={tTop - 7}>{narrow ? (focus === null ? 'Block tables: no request running' : `Block tables of request ${focus}`) : 'Block tables: logical block → physical block'}</text>
+        <g data-testid="tables">
+          {shown.map((q, row) => {
+            const y = tTop + row * tableRowH, c = requestColor(q.request);
+            return (
+              <g key={row} class={q.request === focus ? 'table focus' : 'table'} data-request={q.request} data-sample={q.sample} data-length={q.length}
+                data-table={Array.from(q.blockTable).join(',')}>
+                <text class="table-label" x={0} y={y + boxH / 2} dominant-baseline="middle" fill={c}>R{q.request} s{q.sample}</text>
+                {Array.from(q.blockTable, (b, j) => (
+                  <g key={j}>
+                    <rect class={refs[b] > 1 ? 'logical shared' : 'logical'} x={LABEL_W + j * boxW + 1} y={y} width={boxW - 2} height={boxH} stroke={c} />
+                    {boxW >= 20 && <text class="logical-label" x={LABEL_W + (j + 0.5) * boxW} y={y + boxH / 2} text-anchor="middle" dominant-baseline="middle">{b}</text>}
+                  </g>
+                ))}
+              </g>
+            );
+          })}
+        </g>
+      </svg>
+    </div>
+  );
+}
