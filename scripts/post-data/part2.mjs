@@ -143,7 +143,7 @@ const flops = (n) => (n >= 1e12 ? `${fixed(n / 1e12, 1)} T` : n >= 1e9 ? `${fixe
       columns: [{ label: 'Method' }, ...lengths.map((N) => ({ label: `N = ${integer(N)}`, numeric: true })), { label: 'Faster from', numeric: true }, { label: 'Its error there', numeric: true }],
       rows: run.approx.methods.map((m) => [
         labels[m.name] ?? m.name,
-        ...m.runs.map((r) => `${fixed(r.time_vs_flash, 2)}×`),
+        ...m.runs.map((r) => `${Number(r.time_vs_flash.toPrecision(2))}×`),
         m.crossover_N ? integer(m.crossover_N) : 'never',
         m.crossover_N ? fixed(m.rel_error_at_crossover, 2) : '—',
       ]),

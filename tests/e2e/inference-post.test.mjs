@@ -1,6 +1,6 @@
 // Browser tests of Part 4, the serving post: it loads under the production Content-Security-Policy
-// with no console error or failed request, each built figure starts from the core inside its iframe
-// (a figure still pending shows its notice instead), nothing overflows at 375 px, and the "stack
+// with no console error or failed request, each figure starts from the core inside its iframe,
+// nothing overflows at 375 px, and the "stack
 // them" diagram is legible on a phone: one column, every card inside the screen, text of at least
 // 12 px. Screenshots at 1280 and 375 px go to test-artifacts/.
 import { after, before, test } from 'node:test';
@@ -13,11 +13,11 @@ let site;
 before(async () => { site = await startSite(); });
 after(() => site.close());
 
-// Scrolls to every built figure (frames load lazily) and waits until each has started.
-async function startBuiltFigures(page) {
-  const names = await page.locator('figure.viz[data-viz-name]:not([data-viz-pending])')
+// Scrolls to every figure (frames load lazily) and waits until each has started.
+async function startFigures(page) {
+  const names = await page.locator('figure.viz[data-viz-name]')
     .evaluateAll((figures) => figures.map((f) => f.dataset.vizName));
-  assert.ok(names.length >= 1, 'no built figure in the post');
+  assert.ok(names.length >= 1, 'no figure in the post');
   for (const name of names) {
     const selector = `iframe[src*="visualizations/${name}/"]`;
     await page.locator(selector).scrollIntoViewIfNeeded();
@@ -28,15 +28,9 @@ async function startBuiltFigures(page) {
   return names;
 }
 
-test('at 1280 px the post loads, its built figures start and pending ones show their notice', async () => {
+test('at 1280 px the post loads and its five figures start', async () => {
   const { page, problems, close } = await site.open(POST, { viewport: { width: 1280, height: 900 } });
-  const started = await startBuiltFigures(page);
-  const pending = page.locator('figure.viz[data-viz-pending]');
-  for (let i = 0; i < await pending.count(); i++) {
-    await assert.doesNotReject(pending.nth(i).locator('.viz__pending').waitFor({ state: 'visible' }));
-    assert.equal(await pending.nth(i).locator('iframe').count(), 0);
-  }
-  assert.equal(started.length + await pending.count(), 5, 'five figures in all');
+  assert.equal((await startFigures(page)).length, 5, 'five figures');
   assert.equal(await page.locator('.katex-error').count(), 0);
   await page.locator('.serving-stack').scrollIntoViewIfNeeded();
   await screenshot(page, 'inference-post-stack-1280');
@@ -46,7 +40,7 @@ test('at 1280 px the post loads, its built figures start and pending ones show t
 
 test('at 375 px nothing overflows and the stack diagram reads as one column of whole cards', async () => {
   const { page, problems, close } = await site.open(POST, { viewport: { width: 375, height: 812 } });
-  await startBuiltFigures(page);
+  await startFigures(page);
   assert.equal(await horizontalOverflow(page), 0);
   const stack = page.locator('.serving-stack');
   await stack.scrollIntoViewIfNeeded();

@@ -1,31 +1,37 @@
 // Checks the built Part 4 post (content/posts/attention-inference-optimizations/) in an already-built
-// site (SITE_DIR, default public/): its tables equal what the WebAssembly core computes now, the
-// numbers its prose quotes are the core's, it has what the series' standards ask of a post (glossary
-// terms at first use, a "why does it matter?" box per technique, the pros/cons table, the three
-// snippets, the stack diagram, one takeaway sentence after each figure, linked references, a reading
-// time within 30 minutes), and every post's series navigation and the home page link it.
+// site (SITE_DIR, default public/): every post's checks (post-checks.mjs), then its own: its tables
+// equal what the inference module computes now, glossary terms at first use, a "why does it
+// matter?" box per technique, the trade-offs table, the three snippets, the stack diagram, the
+// primary sources, and every post's series navigation links it.
 //
 //   hugo --source site --minify && node --test tests/site/inference-post.test.mjs
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadPost, repoRoot, siteDir, tableProblems, textOf } from './post-page.mjs';
+import { checkPost, loadPost, siteDir, textOf } from './post-checks.mjs';
 import { loadModule } from '../wasm/load.mjs';
 
-const POST = '/posts/attention-inference-optimizations/';
-const SOURCE = join(repoRoot, 'content', 'posts', 'attention-inference-optimizations', 'index.md');
-const FIGURES = ['decode-roofline', 'kv-cache-evolution', 'paged-attention-blocks', 'sliding-window-receptive-field', 'ring-attention-rotation'];
-
-const post = loadPost(POST);
+const post = loadPost('attention-inference-optimizations', 'part4');
 const { html, tableFigure } = post;
-const data = JSON.parse(readFileSync(join(repoRoot, 'site', 'data', 'generated', 'part4.json'), 'utf8'));
-const source = readFileSync(SOURCE, 'utf8');
-// Front matter pending_figures: figures written into the post before they are merged.
-const pending = JSON.parse(source.match(/^pending_figures: (\[.*\])$/m)?.[1] ?? '[]');
 const inference = await loadModule('inference');
+// The prose of the post: its body up to the references, without figures.
+const prose = () => textOf((html.match(/<div class="?prose"?>([\s\S]*)<section class="?references/) ?? ['', html])[1]
+  .replace(/<figure\b[\s\S]*?<\/figure>/g, ' '));
+
+checkPost(post, {
+  number: 4,
+  title: 'Serving the Beast: KV-Cache Tricks, PagedAttention, and Ring Attention (2023–now)',
+  figures: ['decode-roofline', 'kv-cache-evolution', 'paged-attention-blocks', 'sliding-window-receptive-field', 'ring-attention-rotation'],
+  dataScript: 'scripts/post-data/part4.mjs',
+  // Every number part4.json carries is typed in the prose.
+  quoted: Object.keys(post.data.values),
+  minTables: 6,
+  maxMinutes: 30,
+  maxWords: 7000,
+  minReferences: 12,
+});
 
 // The cells of one generated table as the page shows them, row by row.
 function renderedRows(name) {
@@ -43,11 +49,6 @@ function cellBytes(cell) {
 }
 // A value shown to three significant digits equals the exact one to that precision.
 const closeTo = (shown, exact) => Math.abs(shown - exact) <= 0.005 * exact;
-
-test('the post page exists with its title', () => {
-  assert.ok(html.length > 0, `${post.file} does not exist: build the site first (hugo --source site)`);
-  assert.match(html, /<h1[^>]*>Serving the Beast: KV-Cache Tricks, PagedAttention, and Ring Attention \(2023–now\)<\/h1>/);
-});
 
 test('the KV tables are the bytes the core computes, in binary units', () => {
   const contexts = [8192, 32768, 131072];
@@ -78,7 +79,7 @@ test('the 93.3% row is DeepSeek-V2 as deployed against DeepSeek 67B, as the core
   assert.equal(rows.at(-1).at(-1), `${(100 * (1 - v2.bytesPerToken * 6 / 16 / ds67.bytesPerToken)).toFixed(1)}%`);
   assert.equal(rows.at(-1).at(-1), '93.3%');
   assert.equal(rows[2].at(-1), `${(100 * (1 - v2.bytesPerToken / ds67.bytesPerToken)).toFixed(1)}%`);
-  const text = post.prose();
+  const text = prose();
   assert.match(text, /comparison is with DeepSeek 67B/);
   assert.match(text, /6 bits per element/);
 });
@@ -114,27 +115,7 @@ test('the speculative-decoding table and worked example follow Leviathan et al.\
       assert.equal(row[1 + g], formula.toFixed(2), `alpha ${alpha}, gamma ${gamma}`);
     });
   }
-  assert.match(post.prose(), /= 3\.36 tokens per pass/);
-});
-
-test('every generated table is rendered with its rows and its source line', () => {
-  const names = Object.keys(data.tables);
-  assert.ok(names.length >= 6, 'part4.json has the post\'s tables');
-  for (const name of names) assert.deepEqual(tableProblems(tableFigure(name), data.tables[name]), [], `table ${name}`);
-});
-
-test('the numbers the prose quotes are the ones the core computed, and part4.json holds no others', () => {
-  const prose = post.prose().replace(/−/g, '-');
-  const missing = Object.entries(data.values).filter(([, value]) => !prose.includes(value.replace(/−/g, '-')));
-  assert.deepEqual(missing.map(([key, value]) => `${key} = ${value}`), []);
-});
-
-test('site/data/generated/part4.json is what the core computes now (post-data/part4 --check)', () => {
-  try {
-    execFileSync(process.execPath, [join(repoRoot, 'scripts', 'post-data', 'part4.mjs'), '--check'], { stdio: 'pipe', encoding: 'utf8' });
-  } catch (error) {
-    assert.fail(`node scripts/post-data/part4.mjs --check failed:\n${error.stderr}`);
-  }
+  assert.match(prose(), /= 3\.36 tokens per pass/);
 });
 
 test('the glossary terms are defined where the post first uses them', () => {
@@ -186,71 +167,22 @@ test('the stack diagram names where GQA, paging, speculative decoding and ring a
   assert.match(diagram[0], /<figcaption/);
 });
 
-test('every figure is embedded, built or listed as pending, with one takeaway sentence after it', () => {
-  const figures = [...html.matchAll(/<figure class="?viz(?: viz--pending)?"?[\s\S]*?<\/figure>\s*(<p>[\s\S]*?<\/p>)?/g)];
-  const names = figures.map(([whole]) => whole.match(/data-viz-name="?([a-z0-9-]+)/)[1]);
-  assert.deepEqual([...names].sort(), [...FIGURES].sort());
-  for (const [whole, next] of figures) {
-    const name = whole.match(/data-viz-name="?([a-z0-9-]+)/)[1];
-    if (pending.includes(name)) assert.match(whole, /data-viz-pending/, `${name} is pending but has a frame`);
-    else assert.match(whole, new RegExp(`<iframe[^>]+src="?/visualizations/${name}/"?`), `no iframe for ${name}`);
-    assert.ok(next, `${name}: no paragraph right after the figure`);
-    assert.match(textOf(next).trim(), /^What you should have seen: [^.]+(?:\.\d[^.]*)*\.$/, `${name}: not one takeaway sentence`);
-  }
-});
-
-test('figures listed as pending are the ones not built yet', () => {
-  for (const name of pending) assert.ok(FIGURES.includes(name), `pending figure ${name} is not one of the post's`);
-  const built = FIGURES.filter((name) => existsSync(join(siteDir, 'visualizations', name, 'index.html')));
-  assert.deepEqual(built.filter((name) => pending.includes(name)), []);
-});
-
-test('every embedded figure is built into the site', { todo: pending.length ? `not merged yet: ${pending.join(', ')}` : false }, () => {
-  const missing = FIGURES.filter((name) => !existsSync(join(siteDir, 'visualizations', name, 'index.html')));
-  assert.deepEqual(missing, []);
-});
-
-test('the post reads in at most 30 minutes', () => {
-  const minutes = textOf(html).match(/(\d+) min read/);
-  assert.ok(minutes, 'no reading time on the page');
-  assert.ok(Number(minutes[1]) <= 30, `reading time ${minutes[1]} min`);
-});
-
-test('the references cite the primary sources, each with a link', () => {
+test('the references cite the primary sources', () => {
   const section = html.match(/<section class="?references[^>]*>([\s\S]*?)<\/section>/);
   assert.ok(section, 'no references section');
-  const items = section[1].match(/<li\b[\s\S]*?<\/li>/g) ?? [];
-  for (const item of items) assert.match(item, /<a href="?https?:\/\//, `reference without a link: ${textOf(item)}`);
   for (const paper of ['1911.02150', '2305.13245', '2405.04434', '2309.06180', '2310.06825', '2310.01889', '2211.17192', 'flashdecoding']) {
     assert.ok(section[1].includes(paper), `no reference to ${paper}`);
   }
-  for (const [, key] of html.matchAll(/href="?#ref-([^"\s>]+)/g)) assert.match(html, new RegExp(`id="?ref-${key}"?`), `cite of missing ${key}`);
 });
 
-test('no raw TeX, KaTeX error or placeholder text', () => {
-  assert.doesNotMatch(html, /katex-error/);
-  assert.ok((html.match(/class="?katex"?/g) ?? []).length > 20, 'the post has rendered math');
-  const visible = post.visibleText();
-  assert.doesNotMatch(visible, /\$\$|\\(?:frac|sum|exp|log|max|mathbb|text|operatorname|begin|end|sqrt|ell|infty|times|cdot|top|alpha|gamma)\b/);
-  assert.doesNotMatch(visible, /\b(?:TODO|TBD|FIXME|XXX|lorem|ipsum)\b/i);
-});
-
-test('every internal link of the post resolves (figures checked separately)', () => {
-  const broken = post.internalLinks().filter((url) => !url.includes('/visualizations/')).filter((url) => !post.resolves(url));
-  assert.deepEqual(broken, []);
-});
-
-test('the post is Part 4 in the series; every post\'s navigation and the home page link it', () => {
-  assert.match(textOf(html), /Part 4 of 4 in the series/);
-  const home = readFileSync(join(siteDir, 'index.html'), 'utf8');
-  assert.match(home, new RegExp(`<a href="?${POST}"?`), 'home page card');
+test('every post\'s series navigation links Part 4', () => {
   const posts = readdirSync(join(siteDir, 'posts'), { withFileTypes: true }).filter((d) => d.isDirectory() && existsSync(join(siteDir, 'posts', d.name, 'index.html')));
   assert.ok(posts.length >= 3);
   for (const dir of posts) {
-    if (`/posts/${dir.name}/` === POST) continue;
+    if (`/posts/${dir.name}/` === post.path) continue;
     const page = readFileSync(join(siteDir, 'posts', dir.name, 'index.html'), 'utf8');
     const nav = page.match(/<details class="?series-nav[\s\S]*?<\/details>/);
     assert.ok(nav, `${dir.name}: no series navigation`);
-    assert.match(nav[0], new RegExp(`<a href="?${POST}"?`), `${dir.name}: series navigation does not link Part 4`);
+    assert.match(nav[0], new RegExp(`<a href="?${post.path}"?`), `${dir.name}: series navigation does not link Part 4`);
   }
 });
