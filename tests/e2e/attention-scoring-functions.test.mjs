@@ -74,8 +74,9 @@ test('opens at d_k = 4; each step up is the core\'s experiment; at 512 the dot p
 test('Resample draws the next seed at the same d_k, and the hash restores seed and step', async () => {
   const { page, problems, close } = await site.open(`${VIZ}#step=6&seed=41`);
   await assertShows(page, expected(41), 6);
+  // The next seed is computed in a worker; Resample shows it when it is there.
   await page.getByRole('button', { name: 'Resample' }).click();
-  assert.equal(await page.getByTestId('seed').textContent(), '42');
+  await page.waitForFunction(() => document.querySelector('[data-testid="seed"]').textContent === '42');
   await assertShows(page, expected(42), 6);
   assert.deepEqual(await settledHash(page), { step: '6', seed: '42' });
   assert.deepEqual(problems, []);

@@ -3,8 +3,9 @@
 // v_a^T tanh(W_a q + U_a k), the plain dot product q . k and the scaled q . k / sqrt(d_k). Each
 // row carries the statistics over many draws (variance of the scores, softmax entropy, top weight,
 // the norm of the softmax's Jacobian) and the first draw's 16 scores and weights, which the bars show.
-import type { ScoreStatsInfo } from '../../../wasm/classic/classic';
+import type { ScalingExperimentInput, ScalingRowInfo, ScoreStatsInfo } from '../../../wasm/classic/classic';
 import type { AttnClassic } from '../../../wasm/load';
+import { offThread } from '../shared/offThread';
 
 export const DIMS = [4, 8, 16, 32, 64, 128, 256, 512] as const;
 export const NUM_KEYS = 16;
@@ -34,14 +35,29 @@ export interface Example {
   rows: Row[];
 }
 
+// The two runs of the experiment for one seed: the dot products over many draws, the additive score
+// over few. The first draw of a seed is the same whatever the number of trials, so the three panels'
+// bars score one and the same q and keys.
+const experimentRuns = (seed: number): ScalingExperimentInput[] => [
+  { dims: [...DIMS], numKeys: NUM_KEYS, trials: DOT_TRIALS, seed },
+  { dims: [...DIMS], numKeys: NUM_KEYS, trials: ADDITIVE_TRIALS, seed, includeAdditive: true },
+];
+
+const exampleFrom = (seed: number, dot: ScalingRowInfo[], additive: ScalingRowInfo[]): Example => ({
+  seed,
+  rows: DIMS.map((dim, i) => ({ dim, stats: { additive: additive[i].additive!, dot: dot[i].raw, scaled: dot[i].scaled } })),
+});
+
+/** The example for a seed, computed here (the page's first, before anything is drawn). */
 export function buildExample(core: AttnClassic, seed: number): Example {
-  const dims = [...DIMS];
-  const dot = core.scalingExperiment({ dims, numKeys: NUM_KEYS, trials: DOT_TRIALS, seed });
-  // The first draw of a seed is the same whatever the number of trials, so the three panels' bars
-  // score one and the same q and keys.
-  const additive = core.scalingExperiment({ dims, numKeys: NUM_KEYS, trials: ADDITIVE_TRIALS, seed, includeAdditive: true });
-  const rows = dims.map((dim, i) => ({ dim, stats: { additive: additive[i].additive!, dot: dot[i].raw, scaled: dot[i].scaled } }));
-  return { seed, rows };
+  const [dot, additive] = experimentRuns(seed).map((run) => core.scalingExperiment(run));
+  return exampleFrom(seed, dot, additive);
+}
+
+/** The same in a worker: a new seed costs 100-180 ms of WebAssembly, more than a frame. */
+export async function buildExampleOffThread(seed: number): Promise<Example> {
+  const [dot, additive] = (await offThread('classic', experimentRuns(seed).map((run) => ['scalingExperiment', run]))) as ScalingRowInfo[][];
+  return exampleFrom(seed, dot, additive);
 }
 
 export const stepLabels = DIMS.map((d) => String(d));

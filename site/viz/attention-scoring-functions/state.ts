@@ -6,15 +6,9 @@ import type { AttnClassic } from '../../../wasm/load';
 import { figureEffect } from '../shared/figureScope';
 import { readHash, syncHash } from '../shared/hashState';
 import { createStepper } from '../shared/stepper';
-import { buildExample, DIMS, MAX_SEED, type Example } from './model';
+import { buildExample, buildExampleOffThread, DIMS, MAX_SEED, type Example } from './model';
 
 const DEFAULT_SEED = 1;
-
-// requestIdleCallback where the browser has it (Safari does not): otherwise a timeout.
-const idleApi = window as Partial<Pick<Window, 'requestIdleCallback' | 'cancelIdleCallback'>>;
-const whenIdle = (fn: () => void): number =>
-  (idleApi.requestIdleCallback ? idleApi.requestIdleCallback(fn, { timeout: 2000 }) : window.setTimeout(fn, 300));
-const cancelIdle = (id: number) => (idleApi.cancelIdleCallback ? idleApi.cancelIdleCallback(id) : window.clearTimeout(id));
 
 export function createFigureState(core: AttnClassic) {
   const hash = readHash();
@@ -32,22 +26,28 @@ export function createFigureState(core: AttnClassic) {
       error.value = `Seed "${asTyped}" was rejected by the core: ${(e as Error).message}`;
     }
   };
-  // Resample: the next seed's draws, at the same d_k. The experiment takes tens of milliseconds (the
-  // additive score is O(n d^2) up to d_k = 512), more than a frame, so the next seed's is computed
-  // while the page is idle after each new example, and Resample swaps it in.
+  // Resample: the next seed's draws, at the same d_k. The experiment takes more than a frame, so
+  // the next seed's runs in a worker as soon as an example is shown, and Resample shows it when it
+  // is there (at once, unless the reader clicks again within a fraction of a second).
   const nextSeed = (seed: number) => (seed % MAX_SEED) + 1;
-  let upcoming: Example | null = null;
-  figureEffect(() => {
-    const seed = nextSeed(example.value.seed);
-    if (upcoming?.seed === seed) return;
-    const id = whenIdle(() => { upcoming = buildExample(core, seed); });
-    return () => cancelIdle(id);
-  });
+  let upcoming: { seed: number; example: Promise<Example> } | null = null;
+  const prepare = (seed: number) => {
+    if (upcoming?.seed !== seed) {
+      upcoming = { seed, example: buildExampleOffThread(seed) };
+      upcoming.example.catch(() => {});  // a failure is reported when Resample asks for it
+    }
+    return upcoming.example;
+  };
+  figureEffect(() => { prepare(nextSeed(example.value.seed)); });
   const resample = () => {
-    const seed = nextSeed(example.value.seed);
-    if (upcoming?.seed !== seed) return loadSeed(seed);
-    example.value = upcoming;
-    error.value = null;
+    const from = example.value.seed, seed = nextSeed(from);
+    prepare(seed).then((next) => {
+      if (example.value.seed !== from) return;  // a later click or a hash change got there first
+      example.value = next;
+      error.value = null;
+    }, (e: Error) => {
+      error.value = `Seed "${seed}" was rejected by the core: ${e.message}`;
+    });
   };
   if (hash.seed !== undefined) loadSeed(Number(hash.seed), hash.seed);
   if (!stepOk) {
