@@ -2,7 +2,7 @@
 // loading a module the site ships, formatting numbers as the posts print them, and writing
 // site/data/generated/<part>.json, or with --check failing when the committed file is stale.
 
-import { readFile, writeFile, mkdir } from 'node:fs/promises';
+import { readFile, readdir, writeFile, mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -50,6 +50,25 @@ export function trim(x) {
   const digits = x >= 100 ? 0 : x >= 10 ? 1 : 2;
   const rounded = Number(x.toFixed(digits));
   return rounded.toLocaleString('en-US', { maximumFractionDigits: digits });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measured tables: a benchmark run committed in site/data/bench/ (make bench)
+
+// The first run (by file name) that carries `section` of the summary ('approx', 'decode'), or null.
+export async function benchRunWith(section) {
+  const dir = join(repoRoot, 'site', 'data', 'bench');
+  for (const file of (await readdir(dir)).filter((f) => f.endsWith('.json')).sort()) {
+    const run = JSON.parse(await readFile(join(dir, file), 'utf8'));
+    if (Array.isArray(run[section]) ? run[section].length : run[section]) return run;
+  }
+  return null;
+}
+
+// A measured table's source line: the machine, commit, date and command of its run.
+export function benchSource(run, code) {
+  const p = run.provenance;
+  return `Measured: machine ${run.machine} (${p.cpu}, ${p.hardware_threads} threads, ${p.vector_isa ?? 'ISA not recorded'}), ${p.blas}, commit ${p.commit}, ${p.date}, command \`${p.command.trim()}\` (\`make bench\`, ${code}).`;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -6,10 +6,7 @@
 //   node scripts/post-data/part2.mjs           rewrite site/data/generated/part2.json
 //   node scripts/post-data/part2.mjs --check   exit 1 if the committed file differs from a fresh run
 
-import { readFile, readdir } from 'node:fs/promises';
-import { join } from 'node:path';
-
-import { loadModule, reportErrorsBriefly, writeGenerated, bytes, fixed, integer, repoRoot } from './common.mjs';
+import { benchRunWith, benchSource, loadModule, reportErrorsBriefly, writeGenerated, bytes, fixed, integer } from './common.mjs';
 
 reportErrorsBriefly('post-data/part2');
 
@@ -130,12 +127,8 @@ const flops = (n) => (n >= 1e12 ? `${fixed(n / 1e12, 1)} T` : n >= 1e9 ? `${fixe
 
 // --- 5. The measured price: crossover against exact flash attention on this project's CPU ------------
 {
-  const benchDir = join(repoRoot, 'site', 'data', 'bench');
-  const files = (await readdir(benchDir)).filter((f) => f.endsWith('.json')).sort();
-  const runs = await Promise.all(files.map(async (f) => JSON.parse(await readFile(join(benchDir, f), 'utf8'))));
-  const run = runs.find((r) => r.approx);
+  const run = await benchRunWith('approx');
   if (run) {
-    const p = run.provenance;
     const labels = { performer: 'Performer (m = 256)', linformer: 'Linformer (k = 256)', linear: 'Linear Transformer', sliding_window: 'Longformer window (256 per side)', lsh: 'Reformer LSH (1 round)' };
     const lengths = run.approx.methods[0].runs.map((r) => r.N);
     tables.crossover = {
@@ -151,7 +144,7 @@ const flops = (n) => (n >= 1e12 ? `${fixed(n / 1e12, 1)} T` : n >= 1e9 ? `${fixe
         `Exact flash_fast took ${run.approx.methods[0].runs.map((r) => `${fixed(r.flash_seconds * 1e3, r.flash_seconds < 0.1 ? 1 : 0)} ms`).join(', ')} at these N; standard attention on OpenBLAS ${run.approx.methods[0].runs.map((r) => `${fixed(r.standard_seconds * 1e3, r.standard_seconds < 0.1 ? 1 : 0)} ms`).join(', ')}.`,
         'Every method is FP32 on OpenBLAS with the same vectorised exponential and threading as the exact baselines, and checked against the core\'s double-precision version before timing. Error as in the table above, on the timed random inputs (LSH against exact shared-QK attention).',
       ],
-      source: `Measured: machine ${run.machine} (${p.cpu}, ${p.hardware_threads} threads, ${p.vector_isa ?? 'ISA not recorded'}), ${p.blas}, commit ${p.commit}, ${p.date}, command \`${p.command}\` (\`make bench\`, native/bench/approx_benchmarks.cpp).`,
+      source: benchSource(run, 'native/bench/approx_benchmarks.cpp'),
     };
     for (const m of run.approx.methods) values[`crossover.${m.name}`] = m.crossover_N ? integer(m.crossover_N) : 'never';
   }

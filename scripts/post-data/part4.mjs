@@ -9,7 +9,9 @@
 // As for Part 3: every number is returned by the core or quoted from a primary source with the place
 // it appears; arithmetic here only combines core results (ratios, bytes ÷ bandwidth).
 
-import { bandwidth, bytes, decimalGB, fixed, integer, loadModule, perCent, reportErrorsBriefly, times, writeGenerated } from './common.mjs';
+import {
+  bandwidth, benchRunWith, benchSource, bytes, decimalGB, fixed, integer, loadModule, perCent, reportErrorsBriefly, times, writeGenerated,
+} from './common.mjs';
 
 const CORE_KV = 'the core\'s KV-cache sizes (`kvCacheBytes`, `kvSchemeComparison`: core/include/attn/kvcache/kv_schemes.hpp)';
 const CORE_MODELS = 'model presets of the project core (core/src/models/model_presets.cpp: each count from the paper or the model\'s config.json)';
@@ -304,5 +306,25 @@ function part4Data(inference, flash) {
   return { tables, values };
 }
 
+// The measured CPU decode table: one layer of the Llama 3 70B shape, paged and contiguous, beside a
+// streaming read of the same bytes, from the committed benchmark run.
+function decodeTable(run, data) {
+  const rows = run.decode.filter((r) => r.model === 'llama3-70b');
+  const gbps = (x) => `${fixed(x / 1e9, 1)} GB/s`;
+  data.tables['decode-cpu'] = {
+    caption: 'Measured on a CPU: one decode step over one layer\'s KV cache, Llama 3 70B\'s attention shape (64 query heads, 8 K/V heads of 128), FP32',
+    columns: [{ label: 'Context (tokens)' }, { label: 'K/V read', numeric: true }, { label: 'Paged (16-token blocks)', numeric: true }, { label: 'Contiguous', numeric: true }, { label: 'Streaming read of the same bytes', numeric: true }, { label: 'Paged / streaming', numeric: true }],
+    rows: rows.map((r) => [integer(r.context), bytes(r.kv_bytes), gbps(r.paged_bytes_per_s), gbps(r.contiguous_bytes_per_s), gbps(r.stream_bytes_per_s), perCent(r.paged_percent_of_stream / 100)]),
+    notes: ['The streaming read is the bandwidth this machine gives a simple loop over the same bytes, measured in the same run: the ceiling a decode kernel could approach. Blocks are shuffled in memory, as a paged allocator leaves them.'],
+    source: benchSource(run, 'native/bench/decode_benchmarks.cpp, attn::paged_decode_fast'),
+  };
+  const longest = rows[rows.length - 1];
+  data.values['decodecpu.share.longest'] = perCent(longest.paged_percent_of_stream / 100);
+  data.values['decodecpu.paged.longest'] = gbps(longest.paged_bytes_per_s);
+  return data;
+}
+
 reportErrorsBriefly('post-data/part4');
-await writeGenerated('part4', 'scripts/post-data/part4.mjs', part4Data(await loadModule('inference'), await loadModule('flash')));
+const data = part4Data(await loadModule('inference'), await loadModule('flash'));
+const decodeRun = await benchRunWith('decode');
+await writeGenerated('part4', 'scripts/post-data/part4.mjs', decodeRun ? decodeTable(decodeRun, data) : data);
