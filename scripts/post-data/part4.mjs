@@ -303,6 +303,25 @@ function part4Data(inference, flash) {
     values['ring.allgather_kv_per_device'] = bytes(t50.allgatherKvBytesPerDevice);
   }
 
+  // --- GQA's conversion, before uptraining: how much mean-pooling changes a layer -----------------
+  {
+    const shape = { modelDim: 64, heads: 8, headDim: 16, seqLen: 64, seed: 1 };
+    const similarities = [0, 0.5, 0.9, 1];
+    const runs = similarities.map((similarity) => inference.gqaConversion({ ...shape, similarity }));
+    tables['gqa-conversion'] = {
+      caption: `Mean-pooling a random ${shape.heads}-head layer's K/V heads into G groups, before any uptraining: how much the heads' attention outputs change`,
+      columns: [{ label: 'K/V groups G' }, ...similarities.map((s) => ({ label: s === 0 ? 'independent heads' : s === 1 ? 'identical heads' : `heads ${s} alike`, numeric: true }))],
+      rows: runs[0].map((e, i) => [
+        e.groups === shape.heads ? `${e.groups} (MHA, unchanged)` : e.groups === 1 ? '1 (MQA)' : String(e.groups),
+        ...runs.map((r) => perCent(r[i].relativeChange)),
+      ]),
+      notes: [`Relative change ‖O_G − O‖ / ‖O‖ of the ${shape.heads} heads' outputs on ${shape.seqLen} random tokens (model width ${shape.modelDim}, heads of ${shape.headDim}). "Alike" mixes one shared K/V block into every head: each head's projection is s × shared + √(1 − s²) × its own.`],
+      source: 'Computed by the core: `gqaConversion` (`mean_pool_kv_heads`, `similar_head_projections` and `gqa_conversion_effects` in `attn/kvcache/gqa_conversion.hpp`), attention by `sdpa` in double.',
+    };
+    values['gqa.independent.g1'] = perCent(runs[0].at(-1).relativeChange);
+    values['gqa.alike.g1'] = perCent(runs[2].at(-1).relativeChange);
+  }
+
   return { tables, values };
 }
 

@@ -1,5 +1,6 @@
 // GQA uptraining's conversion step (Ainslie et al. 2023, Sec. 2.1): mean-pooled K/V heads, checked
 // against the MHA model they come from. Double precision throughout.
+#include <cmath>
 #include <vector>
 
 #include "attn/attention/sdpa.hpp"
@@ -149,4 +150,34 @@ TEST_CASE("gqa conversion: argument validation") {
     Tensor4<double> x({1, 1, 2, 8});
     x.data[3] = INFINITY;
     CHECK_THROWS_WITH_AS(project_qkv(mha, x), doctest::Contains("x: element 3 is not finite"), Error);
+}
+
+TEST_CASE("gqa conversion effects: none at G = H or with identical heads, and it grows as heads differ and groups shrink") {
+    const Tensor4<double> x = hidden(2, 19, 12, 41);  // odd sizes, two sequences
+    // Independent heads: every pooling changes the output, and fewer groups change it more.
+    const auto independent = gqa_conversion_effects(similar_head_projections(12, 6, 4, 5, 0.0, 3), x);
+    REQUIRE(independent.size() == 4);  // G = 6, 3, 2, 1
+    CHECK(independent[0].groups == 6);
+    CHECK(independent[0].relative_change == 0.0);
+    CHECK(independent[3].groups == 1);
+    for (std::size_t i = 1; i < independent.size(); ++i) {
+        CHECK(independent[i].relative_change > 0.05);
+        CHECK(independent[i].relative_change >= independent[i - 1].relative_change);
+    }
+    // Identical K/V heads: pooling them is the identity.
+    for (const auto& e : gqa_conversion_effects(similar_head_projections(12, 6, 4, 5, 1.0, 3), x)) {
+        CHECK(e.relative_change < kTol);
+    }
+    // Similar heads lose less than independent ones at every G.
+    const auto similar = gqa_conversion_effects(similar_head_projections(12, 6, 4, 5, 0.9, 3), x);
+    for (std::size_t i = 1; i < similar.size(); ++i) CHECK(similar[i].relative_change < independent[i].relative_change);
+    // The change is what the pooled layer computes: check G = 3 directly against sdpa.
+    const AttentionProjections mha = similar_head_projections(12, 6, 4, 5, 0.0, 3);
+    const ProjectedQkv a = project_qkv(mha, x), b = project_qkv(mean_pool_kv_heads(mha, 3), x);
+    const Tensor4<double> o = sdpa(a.q, a.k, a.v).output, o3 = sdpa(b.q, b.k, b.v).output;
+    double diff = 0, norm = 0;
+    for (std::size_t n = 0; n < o.data.size(); ++n) diff += (o3.data[n] - o.data[n]) * (o3.data[n] - o.data[n]), norm += o.data[n] * o.data[n];
+    CHECK(independent[1].relative_change == doctest::Approx(std::sqrt(diff / norm)).epsilon(1e-12));
+    CHECK_THROWS_WITH_AS(similar_head_projections(12, 6, 4, 5, 1.5, 3), doctest::Contains("similarity: must be in [0, 1], got 1.5"), Error);
+    CHECK_THROWS_WITH_AS(similar_head_projections(12, 6, 4, 5, NAN, 3), doctest::Contains("similarity: must be in [0, 1]"), Error);
 }

@@ -176,3 +176,21 @@ test('mlaCompare: explicit and absorbed agree, the absorbed cache holds d_c + d_
   throwsThenRecovers(() => core.mlaCompare({ ...args, valueDim: undefined }), /valueDim: missing/);
   throwsThenRecovers(() => core.mlaCompare(undefined), /modelDim: missing/);
 });
+
+test('gqaConversion: mean-pooling changes nothing at G = H or for identical heads, and more as heads differ and groups shrink', () => {
+  const args = { modelDim: 24, heads: 6, headDim: 5, seqLen: 17, seed: 3 };
+  const independent = core.gqaConversion(args);
+  assert.deepEqual(independent.map((e) => e.groups), [6, 3, 2, 1]);
+  assert.equal(independent[0].relativeChange, 0);
+  for (let i = 1; i < independent.length; i++) {
+    assert.ok(independent[i].relativeChange >= independent[i - 1].relativeChange, `G = ${independent[i].groups}`);
+  }
+  for (const e of core.gqaConversion({ ...args, similarity: 1 })) assert.ok(e.relativeChange < 1e-12, `identical heads, G = ${e.groups}`);
+  const similar = core.gqaConversion({ ...args, similarity: 0.9 });
+  for (let i = 1; i < similar.length; i++) assert.ok(similar[i].relativeChange < independent[i].relativeChange);
+
+  throwsThenRecovers(() => core.gqaConversion({ ...args, similarity: 1.5 }), /similarity: must be a number in \[0, 1\], got 1.5/);
+  throwsThenRecovers(() => core.gqaConversion({ ...args, heads: 17 }), /heads: must be an integer in \[1, 16\]/);
+  throwsThenRecovers(() => core.gqaConversion({ ...args, seqLen: 65 }), /seqLen: must be an integer in \[1, 64\]/);
+  throwsThenRecovers(() => core.gqaConversion(undefined), /heads: missing/);
+});

@@ -70,6 +70,7 @@ function templates(name, m) {
       ['simulateSpeculativeDecoding', [{ alpha: 0.7, gamma: 4, runs: 2000, seed: 3 }]],
       ['speculativeDecoding', [{ alpha: 0.7, gamma: 4 }]],
       ['kvSchemeComparison', [{ contextTokens: 4096 }]],
+      ['gqaConversion', [{ modelDim: 32, heads: 8, headDim: 8, seqLen: 16, similarity: 0.5, seed: 2 }]],
       ['ropeVector', [{ x: [1, 2, 3, 4, 5, 6], position: 3, layout: 'half_split' }]],
       ['pagedReplay', [{ allocator: 'paged' }]],
       ['pagedSummary', [{}]],

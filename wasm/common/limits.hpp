@@ -31,6 +31,8 @@ inline constexpr std::size_t kMaxRopePosition = std::size_t{1} << 24;     // its
 inline constexpr std::size_t kMaxMlaSize = 64;                            // each MLA width and head count
 inline constexpr std::size_t kMaxMlaSeqLen = 128;                         // tokens of an in-browser MLA run
 inline constexpr std::size_t kMaxMlaWork = std::size_t{1} << 22;          // its batch * heads * S^2 * (d_c + d_R)
+inline constexpr std::size_t kMaxGqaHeads = 16;                           // heads of an in-browser GQA conversion
+inline constexpr std::size_t kMaxGqaWidth = 64;                           // its model, head widths and tokens
 
 inline constexpr std::size_t kMaxServingRequests = 256;                   // requests of an in-browser serving replay
 inline constexpr std::size_t kMaxServingBlocks = 1024;                    // its pool, in blocks

@@ -1,6 +1,6 @@
 // JavaScript API of the KV-cache schemes: cache sizes with the formula's terms for a model preset
-// or an explicit configuration, the MHA / MQA / GQA / MLA comparison, RoPE of one vector, and a
-// small MLA run in its explicit and absorbed forms.
+// or an explicit configuration, the MHA / MQA / GQA / MLA comparison, RoPE of one vector, a small
+// MLA run in its explicit and absorbed forms, and what GQA's mean-pooling changes in a layer.
 // Thin by design: read and check the JS arguments, call the core, return plain objects.
 #include <emscripten/bind.h>
 
@@ -10,6 +10,7 @@
 
 #include "attn/attention/mla.hpp"
 #include "attn/attention/rope.hpp"
+#include "attn/kvcache/gqa_conversion.hpp"
 #include "attn/kvcache/kv_schemes.hpp"
 #include "attn/models/model_presets.hpp"
 #include "attn/random.hpp"
@@ -167,6 +168,29 @@ val mla_compare_js(const val& in) {
 }
 
 }  // namespace
+// What GQA's mean-pooling does to a random multi-head layer before any uptraining, per group count.
+val gqa_conversion_js(const val& in) {
+    return guarded([&] {
+        if (in.isUndefined() || in.isNull()) throw Error("heads: missing (no arguments object given)");
+        const std::size_t model_dim = required_integer(in, "modelDim", 1, kMaxGqaWidth);
+        const std::size_t heads = required_integer(in, "heads", 1, kMaxGqaHeads);
+        const std::size_t head_dim = required_integer(in, "headDim", 1, kMaxGqaWidth);
+        const std::size_t seq = required_integer(in, "seqLen", 1, kMaxGqaWidth);
+        const double similarity = number_arg(in, "similarity", 0.0, 1.0, 0.0);
+        const std::uint64_t seed = integer_arg(in, "seed", 0, kMaxSeed, 0);
+        const AttentionProjections mha = similar_head_projections(model_dim, heads, head_dim, head_dim, similarity, seed);
+        const Tensor4<double> x = random_normal({1, 1, seq, model_dim}, splitmix64(seed ^ 0x6a0ull));
+        val out = val::array();
+        for (const GqaConversionEffect& e : gqa_conversion_effects(mha, x)) {
+            val o = val::object();
+            o.set("groups", val(static_cast<double>(e.groups)));
+            o.set("relativeChange", val(e.relative_change));
+            out.call<void>("push", o);
+        }
+        return out;
+    });
+}
+
 }  // namespace attn::wasm
 
 EMSCRIPTEN_BINDINGS(kvschemes) {
@@ -174,4 +198,5 @@ EMSCRIPTEN_BINDINGS(kvschemes) {
     emscripten::function("kvSchemeComparison", &attn::wasm::kv_scheme_comparison_js);
     emscripten::function("ropeVector", &attn::wasm::rope_vector_js);
     emscripten::function("mlaCompare", &attn::wasm::mla_compare_js);
+    emscripten::function("gqaConversion", &attn::wasm::gqa_conversion_js);
 }

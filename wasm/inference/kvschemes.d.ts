@@ -116,6 +116,18 @@ export interface KvSchemesApi {
    * queryLen in [0, seqLen] (0 = every token; queries are the last tokens), causal default
    * 'bottom_right', seed in [0, 2^32 - 1]; batch x heads x seqLen^2 x (latentDim + ropeDim) <= 2^22.
    */
+  /**
+   * GQA's conversion step (Ainslie et al. 2023, mean-pooled K/V heads) on a random multi-head layer
+   * whose K/V heads resemble each other by `similarity` (0 independent, 1 identical; default 0),
+   * before any uptraining: for every group count dividing `heads`, from `heads` down to 1, the
+   * relative change of the heads' attention outputs on random hidden states. heads in [1, 16];
+   * modelDim, headDim and seqLen in [1, 64]: at most about 0.1 s.
+   */
+  gqaConversion(args: { modelDim: number; heads: number; headDim: number; seqLen: number; similarity?: number; seed?: number }): {
+    groups: number;
+    /** ||O_G - O|| / ||O||; 0 at groups = heads. */
+    relativeChange: number;
+  }[];
   mlaCompare(args: {
     modelDim: number;
     heads: number;

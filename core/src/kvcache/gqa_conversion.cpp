@@ -4,6 +4,7 @@
 #include <string>
 
 #include "attn/error.hpp"
+#include "attn/attention/sdpa.hpp"
 #include "attn/random.hpp"
 
 namespace attn::kvcache {
@@ -131,6 +132,40 @@ ProjectedQkv project_qkv(const AttentionProjections& p, const Tensor4<double>& x
     }
     return {project(p.w_q, p.q_heads, p.head_dim, x), project(p.w_k, p.kv_heads, p.head_dim, x),
             project(p.w_v, p.kv_heads, p.value_dim, x)};
+}
+
+AttentionProjections similar_head_projections(std::size_t model_dim, std::size_t heads, std::size_t head_dim,
+                                              std::size_t value_dim, double similarity, std::uint64_t seed) {
+    if (!(similarity >= 0.0 && similarity <= 1.0)) {
+        throw Error("similarity: must be in [0, 1], got " + std::to_string(similarity));
+    }
+    AttentionProjections p = random_mha_projections(model_dim, heads, head_dim, value_dim, seed);
+    const AttentionProjections shared = random_mha_projections(model_dim, 1, head_dim, value_dim, splitmix64(seed + 7));
+    const double own = std::sqrt(1.0 - similarity * similarity);
+    // Every head's block of rows mixes the one shared block in.
+    const auto mix = [&](std::vector<double>& w, const std::vector<double>& block) {
+        for (std::size_t n = 0; n < w.size(); ++n) w[n] = similarity * block[n % block.size()] + own * w[n];
+    };
+    mix(p.w_k, shared.w_k);
+    mix(p.w_v, shared.w_v);
+    return p;
+}
+
+std::vector<GqaConversionEffect> gqa_conversion_effects(const AttentionProjections& mha, const Tensor4<double>& x) {
+    const ProjectedQkv original = project_qkv(mha, x);
+    const Tensor4<double> reference = sdpa(original.q, original.k, original.v).output;
+    double norm = 0;
+    for (double e : reference.data) norm += e * e;
+    std::vector<GqaConversionEffect> effects;
+    for (std::size_t groups = mha.q_heads; groups >= 1; --groups) {
+        if (mha.q_heads % groups != 0) continue;
+        const ProjectedQkv pooled = project_qkv(mean_pool_kv_heads(mha, groups), x);
+        const Tensor4<double> out = sdpa(pooled.q, pooled.k, pooled.v).output;
+        double diff = 0;
+        for (std::size_t n = 0; n < out.data.size(); ++n) diff += (out.data[n] - reference.data[n]) * (out.data[n] - reference.data[n]);
+        effects.push_back({groups, norm > 0 ? std::sqrt(diff / norm) : 0.0});
+    }
+    return effects;
 }
 
 }  // namespace attn::kvcache

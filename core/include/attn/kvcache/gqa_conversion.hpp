@@ -49,4 +49,21 @@ struct ProjectedQkv {
 // Q, K, V of the hidden states x, shape [B, 1, S, model_dim], in SDPA's layout.
 ProjectedQkv project_qkv(const AttentionProjections& p, const Tensor4<double>& x);
 
+// Multi-head projections whose K and V heads resemble each other by `similarity` in [0, 1]: head h's
+// rows are similarity * S + sqrt(1 - similarity^2) * R_h, with S one random block shared by every
+// head and R_h the head's own (all N(0, 1/model_dim), so every head keeps the same scale). 0 gives
+// independent heads (random_mha_projections' statistics), 1 identical K/V heads. W_Q is independent.
+AttentionProjections similar_head_projections(std::size_t model_dim, std::size_t heads, std::size_t head_dim,
+                                              std::size_t value_dim, double similarity, std::uint64_t seed);
+
+// What the conversion does to a layer before any uptraining: for every group count G dividing
+// q_heads, from q_heads down to 1, the relative Frobenius change ||O_G - O|| / ||O|| of the heads'
+// attention outputs (attn::sdpa, the converted layer reading each group's pooled K/V) on the hidden
+// states x, against the multi-head layer's own. G = q_heads gives 0.
+struct GqaConversionEffect {
+    std::size_t groups = 0;
+    double relative_change = 0;
+};
+std::vector<GqaConversionEffect> gqa_conversion_effects(const AttentionProjections& mha, const Tensor4<double>& x);
+
 }  // namespace attn::kvcache
