@@ -73,9 +73,13 @@ site: wasm viz math vendor data
 serve: site
 	hugo server --source site --port 1313 --bind 127.0.0.1
 
-# The built site as production serves it (netlify.toml headers applied), on :1313.
+# The built site as production serves it, on :1313: built like the Netlify build, with absolute
+# URLs (canonical, og:url, sitemap) for this address, into build/preview so that public/ keeps
+# the local build; netlify.toml's headers applied.
+PREVIEW_URL ?= http://127.0.0.1:1313/
 preview: site
-	node scripts/serve-static.mjs public 1313
+	hugo --source site --gc --minify --quiet --baseURL "$(PREVIEW_URL)" --destination ../build/preview
+	node scripts/serve-static.mjs build/preview 1313
 
 # Poster stills of the visualizations (static/posters/), shown when scripts are off.
 posters: wasm viz vendor

@@ -6,6 +6,7 @@
 // Only WOFF2 is shipped (every browser that runs the visualizations reads it),
 // so the stylesheet's @font-face rules are rewritten to list only the WOFF2
 // source; otherwise browsers could request the missing .woff/.ttf files.
+// Fonts are displayed with swap rather than KaTeX's block (see swapFontDisplay).
 // Running it twice produces identical files.
 
 import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,8 +31,14 @@ function woff2Only(css) {
 rmSync(target, { recursive: true, force: true });
 mkdirSync(join(target, 'fonts'), { recursive: true });
 
+// KaTeX declares its fonts font-display:block, which hides the formulas' text for up to three
+// seconds while the fonts load; swap shows it at once in a fallback face.
+function swapFontDisplay(css) {
+  return css.replaceAll('font-display:block', 'font-display:swap');
+}
+
 const css = readFileSync(join(katexDist, 'katex.min.css'), 'utf8');
-writeFileSync(join(target, 'katex.min.css'), woff2Only(css));
+writeFileSync(join(target, 'katex.min.css'), swapFontDisplay(woff2Only(css)));
 
 const fonts = readdirSync(join(katexDist, 'fonts')).filter((name) => name.endsWith('.woff2')).sort();
 for (const font of fonts) copyFileSync(join(katexDist, 'fonts', font), join(target, 'fonts', font));
