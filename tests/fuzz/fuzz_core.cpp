@@ -11,14 +11,23 @@
 #include <vector>
 
 #include "attn/approx/complexity.hpp"
+#include "attn/approx/linear_attention.hpp"
+#include "attn/approx/linformer.hpp"
+#include "attn/approx/lsh_attention.hpp"
 #include "attn/approx/lsh_pattern.hpp"
+#include "attn/approx/performer.hpp"
 #include "attn/approx/sparse_patterns.hpp"
+#include "attn/attention/chunked_prefill.hpp"
 #include "attn/attention/flash_backward.hpp"
 #include "attn/attention/flash_forward.hpp"
 #include "attn/attention/online_softmax.hpp"
+#include "attn/attention/paged_decode.hpp"
+#include "attn/attention/paged_decode_fast.hpp"
+#include "attn/attention/ring_attention.hpp"
 #include "attn/attention/sdpa.hpp"
 #include "attn/attention/sliding_window.hpp"
 #include "attn/attention/speculative.hpp"
+#include "attn/attention/split_kv.hpp"
 #include "attn/cost/gpu_presets.hpp"
 #include "attn/cost/work_partition.hpp"
 #include "attn/error.hpp"
@@ -202,16 +211,150 @@ void scalars(Bytes& in) {
     attn::random_normal(in.shape(8), in.byte(), in.real());
 }
 
+// Part 4's kernels over one decode step or a prefill: paged decode (reference and fast) through
+// block tables whose ids, lengths and masks come from the fuzzer (out-of-range ones included),
+// split-KV, ring attention and chunked prefill, with partition, device and chunk counts at and
+// past their limits.
+std::vector<attn::PagedSequence> paged_sequences(Bytes& in, std::size_t count, std::size_t num_blocks,
+                                                 std::size_t block_size) {
+    std::vector<attn::PagedSequence> seqs(count);
+    for (auto& s : seqs) {
+        s.context_len = in.size_value() % (4 * block_size + 2);
+        const std::size_t blocks = in.small(5);
+        for (std::size_t b = 0; b < blocks; ++b) s.block_table.push_back(in.byte() % (num_blocks + 1));
+        if (in.byte() % 4 == 0) {
+            s.key_allowed.resize(in.byte() % 2 ? s.context_len : in.small(8));
+            for (auto& a : s.key_allowed) a = in.byte() % 2;
+        }
+    }
+    return seqs;
+}
+
+void paged_decode(Bytes& in) {
+    const std::size_t kv_heads = 1 + in.small(2), group = 1 + in.small(2), dim = 1 + in.small(8);
+    const std::size_t num_blocks = 1 + in.small(5), block_size = 1 + in.small(5);
+    const std::size_t seqs = 1 + in.small(2);
+    const attn::Shape4 pool{num_blocks, kv_heads, block_size, dim};
+    const std::size_t q_batch = in.byte() % 8 ? seqs : seqs + 1;  // sometimes not one query per sequence
+    const std::size_t q_len = in.byte() % 8 ? 1 : 2;                // sometimes not one token per query
+    const auto q = tensor(in, {q_batch, kv_heads * group, q_len, dim});
+    const auto k = tensor(in, pool), v = tensor(in, pool);
+    const auto sequences = paged_sequences(in, seqs, num_blocks, block_size);
+    if (in.byte() % 2) {
+        attn::PagedDecodeOptions o;
+        if (in.byte() % 4 == 0) o.scale = in.real();
+        o.trace = in.byte() % 2;
+        o.trace_seq = in.small(2);
+        o.trace_head = in.small(4);
+        attn::paged_decode(q, k, v, sequences, o);
+    } else {
+        attn::FastPagedDecodeOptions o;
+        if (in.byte() % 4 == 0) o.scale = in.real();
+        o.num_threads = in.small(3);
+        attn::paged_decode_fast(q, k, v, sequences, o);
+    }
+}
+
+void distributed(Bytes& in) {
+    const attn::Shape4 qs = in.shape(9);
+    attn::Shape4 ks = qs;
+    ks.heads = in.byte() % 2 ? 1 : qs.heads;
+    ks.seq = 1 + in.small(12);
+    const auto q = tensor(in, qs), k = tensor(in, ks), v = tensor(in, ks);
+    switch (in.small(2)) {
+        case 0: {
+            attn::SplitKvOptions o;
+            o.causal = in.causal();
+            o.num_partitions = in.size_value();
+            attn::split_kv_attention(q, k, v, o);
+            break;
+        }
+        case 1: {
+            attn::RingOptions o;
+            o.causal = in.causal();
+            o.devices = in.size_value();
+            o.trace = in.byte() % 2;
+            o.trace_batch = in.small(2);
+            o.trace_head = in.small(2);
+            attn::ring_attention(q, k, v, o);
+            break;
+        }
+        default: {
+            attn::PrefillOptions o;
+            o.block_k = in.size_value();
+            if (in.byte() % 2) {
+                attn::prefill_attention(q, k, v, in.size_value(), o);
+            } else {
+                std::vector<std::size_t> chunks(in.small(4));
+                for (auto& c : chunks) c = in.size_value();
+                attn::chunked_prefill(q, k, v, chunks, o);
+            }
+        }
+    }
+}
+
+// Part 2's approximations on double inputs (any values) with their options at and past limits.
+void approximations(Bytes& in) {
+    const attn::Shape4 qs = in.shape(12);
+    attn::Shape4 ks = qs;
+    ks.seq = 1 + in.small(12);
+    const auto as_double = [&](attn::Shape4 s) {
+        std::vector<double> x(s.numel());
+        for (double& e : x) e = in.real();
+        return attn::Tensor4<double>(s, std::move(x));
+    };
+    const auto q = as_double(qs), k = as_double(ks), v = as_double(ks);
+    const std::optional<double> scale = in.byte() % 4 == 0 ? std::optional<double>(in.real()) : std::nullopt;
+    switch (in.small(3)) {
+        case 0: {
+            attn::approx::LshOptions o;
+            o.num_buckets = in.size_value();
+            o.num_rounds = in.size_value();
+            o.chunk_length = in.size_value();
+            o.seed = in.byte();
+            o.scale = scale;
+            o.record_attended = in.byte() % 2;
+            attn::approx::lsh_attention(q, k, v, o);
+            break;
+        }
+        case 1: {
+            const auto e = in.byte() % 2
+                               ? attn::approx::linformer_random_projections(in.size_value(), in.size_value(), in.byte())
+                               : attn::approx::linformer_identity_projections(in.size_value());
+            attn::approx::linformer(q, k, v, e, scale);
+            break;
+        }
+        case 2: {
+            attn::approx::PerformerOptions o;
+            o.num_features = in.size_value();
+            o.orthogonal = in.byte() % 2;
+            o.seed = in.byte();
+            o.scale = scale;
+            attn::approx::performer(q, k, v, o);
+            break;
+        }
+        default: {
+            attn::approx::LinearAttentionOptions o;
+            o.causal = in.byte() % 2;
+            o.form = in.byte() % 2 ? attn::approx::LinearForm::parallel : attn::approx::LinearForm::recurrent;
+            attn::approx::linear_attention(q, k, v, o);
+        }
+    }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     Bytes in(data, size);
     try {
-        switch (in.small(4)) {
+        switch (in.small(7)) {
             case 0: attention(in); break;
             case 1: online_softmax(in); break;
             case 2: work_partition(in); break;
             case 3: sparse_pattern(in); break;
+            case 4: paged_decode(in); break;
+            case 5: distributed(in); break;
+            case 6: approximations(in); break;
             default: scalars(in); break;
         }
     } catch (const attn::Error&) {
