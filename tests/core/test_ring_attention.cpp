@@ -2,7 +2,9 @@
 // schedule, whole-shard causal skipping, and the compute-vs-communication timing model.
 #include <cmath>
 #include <set>
+#include <utility>
 
+#include "attn/attention/causal.hpp"
 #include "attn/attention/ring_attention.hpp"
 #include "attn/attention/sdpa.hpp"
 #include "attn/cost/gpu_presets.hpp"
@@ -140,6 +142,26 @@ TEST_CASE("ring attention: schedule rotates every K/V shard past every device on
     CHECK(computed == P * (P + 1) / 2);
     CHECK(pairs == N * (N + 1) / 2);
     CHECK(ring_shards(10, 4) == std::vector<IndexRange>{{0, 3}, {3, 6}, {6, 8}, {8, 10}});
+}
+
+TEST_CASE("ring attention: visible pairs per step equal a row-by-row count, L and S unequal, both alignments") {
+    // The schedule counts pairs in closed form; count them here row by row through causal_key_end.
+    for (Causal causal : {Causal::top_left, Causal::bottom_right, Causal::none}) {
+        for (auto [L, S] : {std::pair<std::size_t, std::size_t>{23, 23}, {17, 41}, {41, 17}, {7, 7}, {9, 13}}) {
+            for (std::size_t P : {1u, 2u, 3u, 7u}) {
+                const auto qs = ring_shards(L, P), ks = ring_shards(S, P);
+                for (const RingStep& s : ring_schedule(P, L, S, causal)) {
+                    std::uint64_t want = 0;
+                    for (std::size_t i = qs[s.q_shard].begin; i < qs[s.q_shard].end; ++i) {
+                        const std::size_t end = std::min(causal_key_end(i, L, S, causal), ks[s.kv_shard].end);
+                        if (end > ks[s.kv_shard].begin) want += end - ks[s.kv_shard].begin;
+                    }
+                    CHECK(s.attended_pairs == want);
+                    CHECK(s.computed == (want > 0));
+                }
+            }
+        }
+    }
 }
 
 TEST_CASE("ring attention timing: step times, overlap condition c >= F/B, all-gather comparison") {

@@ -161,7 +161,11 @@ test('ringAttentionSchedule and ringAttentionTiming', () => {
   throwsThenRecovers(() => core.ringAttentionTiming({ ...base, seqLen: 4096, linkBytesPerS: 0 }), /linkBytesPerS/);
   throwsThenRecovers(() => core.ringAttentionTiming({ ...base, seqLen: 4096, gpu: 'tpu' }), /gpu/);
   throwsThenRecovers(() => core.ringAttentionTiming({ ...base, seqLen: 4096, kvHeads: 3 }), /kv_heads/);
-  throwsThenRecovers(() => core.ringAttentionTiming({ ...base, seqLen: 1 << 24, devices: 64 }), /seqLen\/devices/);
+  // The largest ring: 64 devices over 2^24 causal tokens; every visible pair of the triangle counted.
+  const N = 2 ** 24, whole = core.ringAttentionTiming({ ...base, seqLen: N, devices: 64, causal: 'top_left' });
+  const pairFlops = 2 * base.qHeads * 2 * base.headDim;
+  assert.ok(Math.abs(whole.flopsTotal - (N * (N + 1) / 2) * pairFlops) <= 1e-12 * whole.flopsTotal);
+  throwsThenRecovers(() => core.ringAttentionTiming({ ...base, seqLen: N + 1, devices: 64 }), /seqLen/);
 });
 
 test('ringAttentionTrace: the traced ring equals sdpa, each step merges the resident shard, errors against double are reported', () => {

@@ -48,7 +48,6 @@ inline constexpr std::size_t kMaxStepperBlockSize = 64;
 inline constexpr std::size_t kMaxStepperTokens = 1024;
 inline constexpr std::size_t kMaxStepperEvents = 50000;
 inline constexpr std::size_t kMaxRingDevices = 64;                       // devices a ring schedule lays out (P^2 steps)
-inline constexpr std::size_t kMaxRingWork = std::size_t{1} << 25;        // seqLen x devices a ring timing walks
 inline constexpr std::size_t kMaxRingTraceDevices = 16;                  // devices of a traced ring (P^2 entries)
 inline constexpr std::size_t kMaxRingTraceWork = std::size_t{1} << 23;   // its qLen x kvLen x (headDim + valueDim)
 inline constexpr std::size_t kMaxRingTraceValues = std::size_t{1} << 18; // numbers a ring trace returns

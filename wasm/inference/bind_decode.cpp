@@ -277,9 +277,6 @@ val ring_timing_js(const val& in) {
         t.q_heads = integer_arg(in, "qHeads", 1, 4096, 32);
         t.kv_heads = integer_arg(in, "kvHeads", 1, 4096, t.q_heads);
         t.seq_len = required_integer(in, "seqLen", 1, std::size_t{1} << 24);
-        if (static_cast<double>(t.seq_len) * static_cast<double>(t.devices) > static_cast<double>(kMaxRingWork)) {
-            throw Error("seqLen/devices: seqLen x devices exceeds the in-browser limit of " + std::to_string(kMaxRingWork));
-        }
         t.head_dim = integer_arg(in, "headDim", 1, 1024, 128);
         t.value_dim = integer_arg(in, "valueDim", 1, 1024, t.head_dim);
         t.causal = causal_arg(in);

@@ -198,7 +198,7 @@ export interface DecodeApi {
   ringAttentionSchedule(args: { devices: number; qLen: number; kvLen?: number; causal?: DecodeCausal }): {
     qShards: [number, number][]; kvShards: [number, number][]; steps: RingStepInfo[];
   };
-  /** Ring-attention compute-vs-communication timing on a GPU preset (default 'h100-sxm', precision 'fp16') with a link of linkBytesPerS, against the naive all-gather. seqLen x devices <= 2^25. */
+  /** Ring-attention compute-vs-communication timing on a GPU preset (default 'h100-sxm', precision 'fp16') with a link of linkBytesPerS, against the naive all-gather. seqLen in [devices, 2^24]; the visible pairs are counted in closed form, so any size is instantaneous. */
   ringAttentionTiming(args: {
     devices: number; seqLen: number; linkBytesPerS: number; batch?: number; qHeads?: number; kvHeads?: number;
     headDim?: number; valueDim?: number; causal?: DecodeCausal; elementBytes?: number; gpu?: string;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -15,16 +16,22 @@ constexpr std::size_t kMaxDevices = 4096;
 
 std::string str(std::size_t n) { return std::to_string(n); }
 
-// Visible (query, key) pairs between query rows `rows` and keys `keys` of an L x S problem.
+// Visible (query, key) pairs between query rows `rows` and keys `keys` of an L x S problem, in
+// closed form: row i sees keys [0, clamp(i + offset, 0, S)) (causal.hpp), so within `keys` it sees
+// clamp(i + offset, begin, end) - begin of them: none, then one more per row, then all. Summing
+// that directly keeps a timing query over 2^24 tokens and 4,096 devices instantaneous.
 std::uint64_t visible_pairs(IndexRange rows, IndexRange keys, std::size_t L, std::size_t S, Causal causal) {
-    // Unmasked, every pair is visible: no walk over the rows (a million-token timing query stays cheap).
     if (causal == Causal::none) return std::uint64_t{rows.size()} * keys.size();
-    std::uint64_t pairs = 0;
-    for (std::size_t i = rows.begin; i < rows.end; ++i) {
-        const std::size_t end = std::min(causal_key_end(i, L, S, causal), keys.end);
-        if (end > keys.begin) pairs += end - keys.begin;
-    }
-    return pairs;
+    if (rows.size() == 0 || keys.size() == 0) return 0;
+    using I = std::int64_t;
+    const I offset = 1 + static_cast<I>(causal == Causal::bottom_right ? S : L) - static_cast<I>(L);
+    const I a = static_cast<I>(rows.begin), b = static_cast<I>(rows.end);
+    const I c = static_cast<I>(keys.begin), e = static_cast<I>(keys.end);
+    const I rising = std::clamp(c - offset + 1, a, b);  // first row that sees a key of the range
+    const I full = std::clamp(e - offset, a, b);        // first row that sees all of them
+    const I n = full - rising;
+    const I partial = n * ((rising + offset - c) + (full - 1 + offset - c)) / 2;  // 1, 2, ... more per row
+    return static_cast<std::uint64_t>(partial + (b - full) * (e - c));
 }
 
 void require_in(const char* name, std::size_t x, std::size_t lo, std::size_t hi) {
