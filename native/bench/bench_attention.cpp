@@ -30,6 +30,7 @@
 #include "vector_isa.hpp"
 #if defined(ATTN_BENCH_CUDA)
 #include "cuda_benchmarks.hpp"
+#include "cuda_decode_benchmarks.hpp"
 #endif
 
 namespace {
@@ -54,6 +55,7 @@ int run_checks() {
     all = run_approx_checks(std::cout) && all;
 #if defined(ATTN_BENCH_CUDA)
     all = run_cuda_checks(std::cout) && all;
+    all = run_cuda_decode_checks(std::cout) && all;
 #endif
     return all ? 0 : 1;
 }
@@ -86,6 +88,7 @@ int main(int argc, char** argv) {
     // To stderr, like the ratios, so that stdout stays pure JSON under --benchmark_format=json.
     const std::vector<Problem> gpu_problems = register_cuda_benchmarks(std::cerr);
     problems.insert(problems.end(), gpu_problems.begin(), gpu_problems.end());
+    register_cuda_decode_benchmarks(std::cerr);
 #endif
 
     RunCollector collector(benchmark::CreateDefaultDisplayReporter());
