@@ -18,6 +18,7 @@
 #include "attn/random.hpp"
 #include "cpu_benchmarks.hpp"
 #include "cuda_bench_runtime.hpp"
+#include "cuda_elements.hpp"
 #include "gpu_decode_plan.hpp"
 #include "gpu_device.hpp"
 
@@ -25,27 +26,10 @@ namespace attn::bench {
 namespace {
 
 // ---------------------------------------------------------------------------------------------
-// Element types: conversion on the host and the precision the checks' tolerances follow from.
+// Element types (conversion on the host: cuda_elements.hpp) and the precision the checks'
+// tolerances follow from.
 
 enum class Element { fp32, fp16, bf16 };
-
-template <class T>
-struct ElementTraits;
-template <>
-struct ElementTraits<float> {
-    static float from_float(float x) { return x; }
-    static double to_double(float x) { return x; }
-};
-template <>
-struct ElementTraits<__half> {
-    static __half from_float(float x) { return __float2half_rn(x); }
-    static double to_double(__half x) { return __half2float(x); }
-};
-template <>
-struct ElementTraits<__nv_bfloat16> {
-    static __nv_bfloat16 from_float(float x) { return __float2bfloat16_rn(x); }
-    static double to_double(__nv_bfloat16 x) { return __bfloat162float(x); }
-};
 
 std::size_t element_bytes(Element e) { return e == Element::fp32 ? 4 : 2; }
 
@@ -53,13 +37,6 @@ std::size_t element_bytes(Element e) { return e == Element::fp32 ? 4 : 2; }
 // significand bits), 2^-8 for BF16 (8); 0 for the FP32 kernels, whose error is the FP32
 // arithmetic's alone.
 double unit_roundoff(Element e) { return e == Element::fp16 ? 0x1.0p-11 : e == Element::bf16 ? 0x1.0p-8 : 0.0; }
-
-template <class T>
-std::vector<T> converted(const std::vector<float>& values) {
-    std::vector<T> out(values.size());
-    for (std::size_t i = 0; i < values.size(); ++i) out[i] = ElementTraits<T>::from_float(values[i]);
-    return out;
-}
 
 // ---------------------------------------------------------------------------------------------
 // The kernels under test.

@@ -13,6 +13,7 @@
 #include "attn/error.hpp"
 #include "attn/random.hpp"
 #include "cuda_bench_runtime.hpp"
+#include "cuda_elements.hpp"
 #include "gpu_decode_plan.hpp"
 #include "gpu_device.hpp"
 
@@ -23,19 +24,6 @@ enum class KvElement { fp16, bf16 };
 constexpr KvElement kKvElements[] = {KvElement::fp16, KvElement::bf16};
 
 const char* element_name(KvElement e) { return e == KvElement::fp16 ? "fp16" : "bf16"; }
-
-template <class T>
-std::vector<T> to_kv(const std::vector<float>& values) {
-    std::vector<T> out(values.size());
-    for (std::size_t i = 0; i < values.size(); ++i) {
-        if constexpr (std::is_same_v<T, __half>) {
-            out[i] = __float2half_rn(values[i]);
-        } else {
-            out[i] = __float2bfloat16_rn(values[i]);
-        }
-    }
-    return out;
-}
 
 cuda::PagedDecodeShape kernel_shape(const DecodeLaunchShape& s) {
     return {s.num_seqs, s.q_heads, s.kv_heads, s.head_dim, s.block_size, s.num_blocks, s.max_blocks_per_seq};
@@ -86,8 +74,8 @@ DecodeGpuCheck check_decode_typed(const DecodeShape& shape, const GpuDecodeLayou
                                         c.max_blocks_per_seq};
         DecodeBuffers b;
         b.q = upload(c.q);
-        b.keys = upload(to_kv<T>(c.key_pool));
-        b.values = upload(to_kv<T>(c.value_pool));
+        b.keys = upload(converted<T>(c.key_pool));
+        b.values = upload(converted<T>(c.value_pool));
         b.tables = upload(c.block_tables);
         b.context_lens = upload(c.context_lens);
         b.out = device_alloc(c.expected_out.size() * sizeof(float));
@@ -146,7 +134,7 @@ const DecodeGpuCheck& checked(const DecodeShape& shape, const GpuDecodeLayout& l
 // values, only on reading them.
 template <class T>
 DeviceBuffer filled_pool(std::size_t elements) {
-    static const std::vector<T> chunk = to_kv<T>(tensor_cast<float>(random_normal({1, 1, 1, std::size_t{1} << 24}, 99)).data);
+    static const std::vector<T> chunk = converted<T>(tensor_cast<float>(random_normal({1, 1, 1, std::size_t{1} << 24}, 99)).data);
     DeviceBuffer pool = device_alloc(elements * sizeof(T));
     auto* base = static_cast<char*>(pool.get());
     const std::size_t total = elements * sizeof(T);

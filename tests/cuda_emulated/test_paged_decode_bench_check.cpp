@@ -8,29 +8,16 @@
 #include <algorithm>
 #include <cmath>
 #include <initializer_list>
-#include <type_traits>
 #include <vector>
 
 #include "attention_kernels.hpp"
+#include "cuda_elements.hpp"
 #include "gpu_decode_plan.hpp"
 
 namespace {
 
 using namespace attn;
 using namespace attn::bench;
-
-template <class T>
-std::vector<T> to_kv(const std::vector<float>& values) {
-    std::vector<T> out(values.size());
-    for (std::size_t i = 0; i < values.size(); ++i) {
-        if constexpr (std::is_same_v<T, __half>) {
-            out[i] = __float2half_rn(values[i]);
-        } else {
-            out[i] = __float2bfloat16_rn(values[i]);
-        }
-    }
-    return out;
-}
 
 // The emulated kernel on the check case with `splits` splits; context_lens as given (the case's own
 // unless a test lengthens one).
@@ -45,7 +32,7 @@ DecodeCheckOutcome run_check(const DecodeCheckCase& c, int splits, const std::ve
                                        c.num_blocks,
                                        c.max_blocks_per_seq};
     const int max_context = *std::max_element(context_lens.begin(), context_lens.end());
-    const std::vector<T> keys = to_kv<T>(c.key_pool), values = to_kv<T>(c.value_pool);
+    const std::vector<T> keys = converted<T>(c.key_pool), values = converted<T>(c.value_pool);
     std::vector<float> workspace(cuda::paged_decode_workspace_floats(shape, splits));
     std::vector<float> out(c.expected_out.size()), lse(c.expected_lse.size());
     cuda::paged_decode(c.q.data(), keys.data(), values.data(), c.block_tables.data(), context_lens.data(), shape,
