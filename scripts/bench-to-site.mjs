@@ -118,6 +118,8 @@ const data = {
   decode: summary.decode ?? [],
   // Part 2's approximate methods against exact flash_fast, per N, with each one's crossover N.
   approx: summary.approx ?? null,
+  // CUDA paged decode GB/s, share of the preset's HBM bandwidth and of contiguous (CUDA runs only).
+  gpu_decode: summary.gpu_decode ?? [],
   predictions: summary.predictions,
 };
 
