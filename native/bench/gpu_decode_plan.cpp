@@ -100,6 +100,14 @@ std::vector<int> decode_block_tables(const GpuDecodeProblem& p, std::uint64_t se
 }
 
 DecodeCheckCase make_decode_check_case(const DecodeShape& shape, const GpuDecodeLayout& layout, std::uint64_t seed) {
+    if (shape.kv_heads == 0 || shape.q_heads % shape.kv_heads != 0 || shape.q_heads == 0) {
+        throw Error("q_heads must be a positive multiple of kv_heads >= 1, got q_heads = " + std::to_string(shape.q_heads) +
+                    " and kv_heads = " + std::to_string(shape.kv_heads));
+    }
+    if (shape.head_dim == 0 || layout.block_size == 0) {
+        throw Error("head_dim and block_size must be at least 1, got " + std::to_string(shape.head_dim) + " and " +
+                    std::to_string(layout.block_size));
+    }
     DecodeCheckCase c;
     c.shape = shape;
     c.layout = layout;

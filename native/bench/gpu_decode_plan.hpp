@@ -114,6 +114,7 @@ struct DecodeCheckCase {
     std::vector<double> expected_lse;             // [sequences, q_heads]
     std::string description;                      // "llama3-8b Hq=32 Hkv=8 d=128 paged16 contexts 1,17,32,1037"
 };
+// Throws attn::Error when kv_heads does not divide q_heads or a size is 0.
 DecodeCheckCase make_decode_check_case(const DecodeShape& shape, const GpuDecodeLayout& layout, std::uint64_t seed);
 
 // The largest |kernel - reference| over out and lse (NaN counts as infinite) and whether it is

@@ -191,4 +191,13 @@ TEST_CASE("gpu decode check: passes the reference rounded to float, fails an err
     CHECK_THROWS_AS(compare_with_reference(c, out, std::vector<float>(lse.size() + 1)), Error);
 }
 
+TEST_CASE("gpu decode check: a shape the kernel cannot take is refused") {
+    CHECK_THROWS_WITH_AS(make_decode_check_case({"odd", 6, 4, 64}, kPaged16, 1),
+                         "q_heads must be a positive multiple of kv_heads >= 1, got q_heads = 6 and kv_heads = 4", Error);
+    CHECK_THROWS_AS(make_decode_check_case({"none", 4, 0, 64}, kPaged16, 1), Error);
+    CHECK_THROWS_WITH_AS(make_decode_check_case({"flat", 4, 4, 0}, kPaged16, 1),
+                         "head_dim and block_size must be at least 1, got 0 and 16", Error);
+    CHECK_THROWS_AS(make_decode_check_case(kLlama8b, GpuDecodeLayout{"empty", 0, true}, 1), Error);
+}
+
 }  // namespace
