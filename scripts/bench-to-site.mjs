@@ -73,6 +73,11 @@ const benchmarks = run.benchmarks
         }),
       });
     }
+    // Prefill chunks against a longer cache (q_len != kv_len): S, the keys.
+    if (b.S !== undefined && b.S !== b.N) row.S = b.S;
+    // CUDA decode: the share of the GPU preset's HBM bandwidth, and how the kernel was launched.
+    if (b.hbm_percent !== undefined) row.hbm_percent = b.hbm_percent;
+    if (b.splits !== undefined) Object.assign(row, { splits: b.splits, block_size: b.block_size, kv_heads: b.kv_heads });
     if (b.roofline_percent !== undefined) row.roofline_percent = b.roofline_percent;
     if (b.rel_error !== undefined) row.rel_error = b.rel_error;
     return row;
@@ -94,6 +99,7 @@ const data = {
     gpu_compute_capability: ctx.gpu_compute_capability ?? null,
     gpu_driver: ctx.gpu_driver_release ?? null,
     gpu_clocks: ctx.gpu_clocks || null,
+    gpu_peak_clocks: ctx.gpu_peak_clocks ?? null,
     cuda_runtime: ctx.cuda_runtime_version ?? null,
     gpu_roofline_preset: ctx.gpu_roofline_preset ?? null,
     blas: ctx.openblas,
@@ -112,6 +118,8 @@ const data = {
   decode: summary.decode ?? [],
   // Part 2's approximate methods against exact flash_fast, per N, with each one's crossover N.
   approx: summary.approx ?? null,
+  // CUDA paged decode GB/s, share of the preset's HBM bandwidth and of contiguous (CUDA runs only).
+  gpu_decode: summary.gpu_decode ?? [],
   predictions: summary.predictions,
 };
 

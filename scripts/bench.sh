@@ -38,9 +38,8 @@ args=(--benchmark_out=build/bench/run.json --benchmark_out_format=json --summary
 # Provenance the binary cannot know, handed over as ATTN_BENCH_CONTEXT_<KEY> variables (Google
 # Benchmark's --benchmark_context cannot carry '=' or ',' in a value); the binary adds each to the
 # JSON context block as <key>.
-# A run is marked dirty when anything the binary is built from differs from the commit.
-build_inputs=(core native CMakeLists.txt CMakePresets.json tests/CMakeLists.txt scripts/bench.sh)
-export ATTN_BENCH_CONTEXT_COMMIT="$(git rev-parse --short HEAD)$([ -z "$(git status --porcelain -- "${build_inputs[@]}")" ] || echo ' + uncommitted changes')"
+# A run is marked dirty when anything it is built from differs from the commit (bench-provenance.sh).
+export ATTN_BENCH_CONTEXT_COMMIT="$(scripts/bench-provenance.sh)"
 export ATTN_BENCH_CONTEXT_DATE="$(date -u +%FT%TZ)"
 export ATTN_BENCH_CONTEXT_COMMAND="make bench: $(printf '%q ' ${OPENBLAS_CORETYPE:+OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE} "$binary" "${args[@]}")"
 export ATTN_BENCH_CONTEXT_CMAKE_PRESET="$preset"

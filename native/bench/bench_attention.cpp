@@ -5,9 +5,9 @@
 //   bench_attention [Google Benchmark flags]   run (JSON via --benchmark_out=F --benchmark_out_format=json)
 //   bench_attention --check                    only the correctness checks; exit status 1 if any fails
 //   bench_attention --summary_out=F            also write the ratios, the decode bandwidth shares, the
-//                                              approximate methods' times and crossovers and the
-//                                              roofline model's predictions for the same problems
-//                                              as JSON to F
+//                                              approximate methods' times and crossovers, the GPU
+//                                              decode table and the roofline model's predictions
+//                                              for the same problems as JSON to F
 //
 // Counters: FLOP/s in FlashAttention's convention (4 B H N^2 d, halved when causal), bytes/s of
 // modelled main-memory traffic (attn::cost), peak_heap_bytes allocated by one call, check_error
@@ -24,12 +24,14 @@
 #include "bench_support.hpp"
 #include "cpu_benchmarks.hpp"
 #include "decode_benchmarks.hpp"
+#include "gpu_decode_report.hpp"
 #include "machine_context.hpp"
 #include "run_collector.hpp"
 #include "summary.hpp"
 #include "vector_isa.hpp"
 #if defined(ATTN_BENCH_CUDA)
 #include "cuda_benchmarks.hpp"
+#include "cuda_decode_benchmarks.hpp"
 #endif
 
 namespace {
@@ -54,6 +56,7 @@ int run_checks() {
     all = run_approx_checks(std::cout) && all;
 #if defined(ATTN_BENCH_CUDA)
     all = run_cuda_checks(std::cout) && all;
+    all = run_cuda_decode_checks(std::cout) && all;
 #endif
     return all ? 0 : 1;
 }
@@ -86,6 +89,7 @@ int main(int argc, char** argv) {
     // To stderr, like the ratios, so that stdout stays pure JSON under --benchmark_format=json.
     const std::vector<Problem> gpu_problems = register_cuda_benchmarks(std::cerr);
     problems.insert(problems.end(), gpu_problems.begin(), gpu_problems.end());
+    register_cuda_decode_benchmarks(std::cerr);
 #endif
 
     RunCollector collector(benchmark::CreateDefaultDisplayReporter());
@@ -97,9 +101,10 @@ int main(int argc, char** argv) {
     const std::string ratios = report_ratios(collector.runs(), std::cerr);
     const std::string decode = report_decode_ratios(collector.runs(), std::cerr);
     const std::string approx = report_approx(collector.runs(), std::cerr);
+    const std::string gpu_decode = report_gpu_decode(collector.runs(), std::cerr);
     if (!summary_out.empty()) {
         std::ofstream f(summary_out);
-        f << "{\"ratios\":" << ratios << ",\"decode\":" << decode << ",\"approx\":" << approx
+        f << "{\"ratios\":" << ratios << ",\"decode\":" << decode << ",\"approx\":" << approx << ",\"gpu_decode\":" << gpu_decode
           << ",\"predictions\":" << model_predictions(problems)
           << "}\n";
         if (!f) {

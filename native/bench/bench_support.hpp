@@ -16,13 +16,19 @@ namespace attn::bench {
 
 struct Problem {
     std::size_t batch = 1, heads = 8, kv_heads = 8, seq = 1024, head_dim = 64;
+    // Keys and values when they are not as many as the queries (S != L: a prefill chunk against the
+    // cache before it); 0 means seq.
+    std::size_t kv_seq = 0;
     Causal causal = Causal::none;
 
+    std::size_t kv_len() const { return kv_seq ? kv_seq : seq; }
     cost::AttentionShape cost_shape() const {
-        return {batch, heads, seq, seq, head_dim, head_dim, causal};
+        return {batch, heads, seq, kv_len(), head_dim, head_dim, causal};
     }
-    // FlashAttention's benchmark convention (FA2 Sec. 4.1): 4 B H N^2 d, halved when causal.
+    // L = S: FlashAttention's benchmark convention (FA2 Sec. 4.1), 4 B H N^2 d, halved when causal.
+    // L != S has no such convention: the exact count, 4 d per query-key pair the mask leaves visible.
     double convention_flops() const {
+        if (kv_len() != seq) return cost::attention_flops(cost_shape(), cost::Pass::forward);
         return cost::benchmark_flops(batch, heads, seq, head_dim, causal != Causal::none, cost::Pass::forward);
     }
 };

@@ -17,132 +17,19 @@
 #include "attn/error.hpp"
 #include "attn/random.hpp"
 #include "cpu_benchmarks.hpp"
+#include "cuda_bench_runtime.hpp"
+#include "cuda_elements.hpp"
+#include "gpu_decode_plan.hpp"
 #include "gpu_device.hpp"
 
 namespace attn::bench {
 namespace {
 
 // ---------------------------------------------------------------------------------------------
-// CUDA plumbing: errors become attn::Error, device memory is owned.
-
-void cuda_check(cudaError_t e, const char* what) {
-    if (e != cudaSuccess) throw Error(std::string(what) + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
-}
-
-struct DeviceFree {
-    void operator()(void* p) const { cudaFree(p); }  // at exit the runtime may be gone: nothing to report
-};
-using DeviceBuffer = std::unique_ptr<void, DeviceFree>;
-
-DeviceBuffer device_alloc(std::size_t bytes) {
-    void* p = nullptr;
-    cuda_check(cudaMalloc(&p, bytes), ("cudaMalloc of " + std::to_string(bytes) + " bytes").c_str());
-    return DeviceBuffer(p);
-}
-
-// One stream, one cuBLAS handle and a pair of timing events for the whole run.
-struct Runtime {
-    cudaStream_t stream = nullptr;
-    cublasHandle_t cublas = nullptr;
-    cudaEvent_t start = nullptr, stop = nullptr;
-
-    Runtime() {
-        cuda_check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
-        if (cublasCreate(&cublas) != CUBLAS_STATUS_SUCCESS) throw Error("cublasCreate failed");
-        cuda_check(cudaEventCreate(&start), "cudaEventCreate");
-        cuda_check(cudaEventCreate(&stop), "cudaEventCreate");
-    }
-    Runtime(const Runtime&) = delete;
-    Runtime& operator=(const Runtime&) = delete;
-    ~Runtime() {
-        cudaEventDestroy(start);
-        cudaEventDestroy(stop);
-        cublasDestroy(cublas);
-        cudaStreamDestroy(stream);
-    }
-};
-
-Runtime& runtime() {
-    static Runtime r;
-    return r;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Timing. A decode-sized kernel runs for microseconds, less than the gap between two launches, so
-// one launch per pair of events would time the launch path. After warm-up launches (first-touch
-// of the buffers, clocks ramping up, lazy module loading), each timed region holds enough
-// back-to-back launches to last about kRegionSeconds, and the time per launch is the region's
-// time divided by their count. Per-region times are kept, so the run reports its spread.
-
-constexpr int kWarmupLaunches = 3;
-constexpr double kRegionSeconds = 2e-3;
-constexpr int kMaxLaunchesPerRegion = 1000;
-
-struct TimedLaunches {
-    int launches_per_region = 1;
-    std::vector<double> seconds_per_launch;  // one entry per timed region
-};
-
-template <class Launch>
-double time_region(Runtime& rt, const Launch& launch_once, int launches, const std::string& what) {
-    cuda_check(cudaEventRecord(rt.start, rt.stream), "cudaEventRecord");
-    for (int i = 0; i < launches; ++i) launch_once();
-    cuda_check(cudaEventRecord(rt.stop, rt.stream), "cudaEventRecord");
-    cuda_check(cudaEventSynchronize(rt.stop), what.c_str());
-    float ms = 0;
-    cuda_check(cudaEventElapsedTime(&ms, rt.start, rt.stop), "cudaEventElapsedTime");
-    return static_cast<double>(ms) / 1e3 / launches;
-}
-
-template <class Launch>
-TimedLaunches time_launches(benchmark::State& state, const Launch& launch_once, const std::string& what) {
-    Runtime& rt = runtime();
-    TimedLaunches t;
-    const double one = time_region(rt, launch_once, kWarmupLaunches, what);
-    t.launches_per_region = static_cast<int>(std::clamp(std::ceil(kRegionSeconds / std::max(one, 1e-9)), 1.0,
-                                                        static_cast<double>(kMaxLaunchesPerRegion)));
-    for (auto _ : state) {
-        const double seconds = time_region(rt, launch_once, t.launches_per_region, what);
-        t.seconds_per_launch.push_back(seconds);
-        state.SetIterationTime(seconds);
-    }
-    return t;
-}
-
-// The spread of the per-region times: minimum, median and maximum seconds per launch, and the
-// launches each region held.
-void set_spread_counters(benchmark::State& state, TimedLaunches t) {
-    if (t.seconds_per_launch.empty()) return;
-    std::sort(t.seconds_per_launch.begin(), t.seconds_per_launch.end());
-    const std::vector<double>& s = t.seconds_per_launch;
-    state.counters["launch_s_min"] = s.front();
-    state.counters["launch_s_median"] = s[s.size() / 2];
-    state.counters["launch_s_max"] = s.back();
-    state.counters["launches_per_region"] = t.launches_per_region;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Element types: conversion on the host and the precision the checks' tolerances follow from.
+// Element types (conversion on the host: cuda_elements.hpp) and the precision the checks'
+// tolerances follow from.
 
 enum class Element { fp32, fp16, bf16 };
-
-template <class T>
-struct ElementTraits;
-template <>
-struct ElementTraits<float> {
-    static float from_float(float x) { return x; }
-    static double to_double(float x) { return x; }
-};
-template <>
-struct ElementTraits<__half> {
-    static __half from_float(float x) { return __float2half_rn(x); }
-    static double to_double(__half x) { return __half2float(x); }
-};
-template <>
-struct ElementTraits<__nv_bfloat16> {
-    static __nv_bfloat16 from_float(float x) { return __float2bfloat16_rn(x); }
-    static double to_double(__nv_bfloat16 x) { return __bfloat162float(x); }
-};
 
 std::size_t element_bytes(Element e) { return e == Element::fp32 ? 4 : 2; }
 
@@ -150,20 +37,6 @@ std::size_t element_bytes(Element e) { return e == Element::fp32 ? 4 : 2; }
 // significand bits), 2^-8 for BF16 (8); 0 for the FP32 kernels, whose error is the FP32
 // arithmetic's alone.
 double unit_roundoff(Element e) { return e == Element::fp16 ? 0x1.0p-11 : e == Element::bf16 ? 0x1.0p-8 : 0.0; }
-
-template <class T>
-std::vector<T> converted(const std::vector<float>& values) {
-    std::vector<T> out(values.size());
-    for (std::size_t i = 0; i < values.size(); ++i) out[i] = ElementTraits<T>::from_float(values[i]);
-    return out;
-}
-
-template <class T>
-DeviceBuffer upload(const std::vector<T>& host) {
-    DeviceBuffer d = device_alloc(host.size() * sizeof(T));
-    cuda_check(cudaMemcpy(d.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy to device");
-    return d;
-}
 
 // ---------------------------------------------------------------------------------------------
 // The kernels under test.
@@ -411,9 +284,6 @@ const DeviceTensors& device_tensors(Element e) {
     return it->second;
 }
 
-// Bytes of device memory to leave free beyond the S and P matrices (cuBLAS's own workspace).
-constexpr double kHeadroomBytes = 256.0 * (1 << 20);
-
 void cuda_attention_benchmark(benchmark::State& state, const CudaKernel& kernel, const Problem& p) {
     try {
         const GpuCheck& check = checked(kernel, p.head_dim, p.causal);
@@ -423,7 +293,7 @@ void cuda_attention_benchmark(benchmark::State& state, const CudaKernel& kernel,
         }
         const DeviceTensors& t = device_tensors(kernel.element);
         DeviceCall call;
-        call.shape = kernel_shape(p.batch, p.heads, p.kv_heads, p.seq, p.seq, p.head_dim);
+        call.shape = kernel_shape(p.batch, p.heads, p.kv_heads, p.seq, p.kv_len(), p.head_dim);
         call.options.causal = p.causal;
         call.q = t.q.get();
         call.k = t.k.get();
@@ -439,7 +309,7 @@ void cuda_attention_benchmark(benchmark::State& state, const CudaKernel& kernel,
             const std::size_t bytes = cuda::standard_attention_workspace_elements(call.shape) * sizeof(float);
             std::size_t free_bytes = 0, total_bytes = 0;
             cuda_check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
-            if (2.0 * static_cast<double>(bytes) + kHeadroomBytes > static_cast<double>(free_bytes)) {
+            if (!fits_in_device_memory(2.0 * static_cast<double>(bytes), static_cast<double>(free_bytes))) {
                 std::ostringstream why;
                 why << "out of device memory: S and P need " << 2.0 * static_cast<double>(bytes) / (1 << 30) << " GiB, "
                     << static_cast<double>(free_bytes) / (1 << 30) << " GiB free";
@@ -462,6 +332,7 @@ void cuda_attention_benchmark(benchmark::State& state, const CudaKernel& kernel,
         state.counters["check_error"] = check.max_abs_error;
         set_spread_counters(state, timed);
         state.counters["N"] = static_cast<double>(p.seq);
+        state.counters["S"] = static_cast<double>(p.kv_len());
         state.counters["d"] = static_cast<double>(p.head_dim);
         state.counters["causal"] = p.causal == Causal::none ? 0.0 : 1.0;
         state.counters["batch"] = static_cast<double>(p.batch);
@@ -511,6 +382,26 @@ std::vector<Problem> register_cuda_benchmarks(std::ostream& log) {
                         cuda_attention_benchmark(s, kernel, p);
                     })->UseManualTime()->Unit(benchmark::kMillisecond);
                 }
+            }
+        }
+    }
+    // Chunked prefill: TFLOP/s of L != S problems; not in the returned list, whose predictions are
+    // keyed by N alone.
+    for (const PrefillChunk& chunk : kGpuPrefillChunks) {
+        for (std::size_t d : kHeadDims) {
+            Problem p;
+            p.batch = kGpuTokens / chunk.kv_len;
+            p.heads = p.kv_heads = kGpuModelWidth / d;
+            p.seq = chunk.q_len;
+            p.kv_seq = chunk.kv_len;
+            p.head_dim = d;
+            p.causal = Causal::bottom_right;
+            for (const CudaKernel& kernel : cuda_kernels()) {
+                const std::string name = "cuda/" + kernel.name + "/N:" + std::to_string(chunk.q_len) +
+                                         "/S:" + std::to_string(chunk.kv_len) + "/d:" + std::to_string(d) + "/causal:1";
+                benchmark::RegisterBenchmark(name.c_str(), [&kernel, p](benchmark::State& s) {
+                    cuda_attention_benchmark(s, kernel, p);
+                })->UseManualTime()->Unit(benchmark::kMillisecond);
             }
         }
     }

@@ -8,7 +8,7 @@
 // Counters, as the CPU benchmarks: FLOP/s (FlashAttention's convention), bytes/s of the cost
 // model's HBM traffic for the kernel's own tiling, peak_device_bytes (what one call allocates
 // beyond Q, K, V: the output, the log-sum-exp, and for standard attention the S and P matrices),
-// check_error, N, d, causal, batch, heads; and roofline_percent, the time attn::cost::predict
+// check_error, N (queries), S (keys), d, causal, batch, heads; and roofline_percent, the time attn::cost::predict
 // gives for the detected GPU preset divided by the measured time (absent when no preset describes
 // the device).
 #include <cstddef>
@@ -25,6 +25,13 @@ namespace attn::bench {
 inline constexpr std::size_t kGpuSeqLens[] = {512, 1024, 2048, 4096, 8192, 16384};
 inline constexpr std::size_t kGpuTokens = 16384;
 inline constexpr std::size_t kGpuModelWidth = 2048;
+// Chunked prefill (q_len != kv_len): a chunk of L new tokens against S keys (the cache before it
+// and the chunk itself), causal aligned bottom-right as the kernels' key_visibility.hpp does it,
+// so the chunk's last query sees every key. Batch kGpuTokens / S keeps K and V at the sweep's size.
+struct PrefillChunk {
+    std::size_t q_len, kv_len;
+};
+inline constexpr PrefillChunk kGpuPrefillChunks[] = {{512, 8192}, {2048, 16384}};
 
 // Registers the CUDA benchmarks when device 0 is usable and returns their problems (for the
 // model's predictions); otherwise writes why to `log` and registers nothing.

@@ -13,7 +13,6 @@
 
 #include "attn/attention/paged_decode_fast.hpp"
 #include "attn/attention/sdpa.hpp"
-#include "attn/models/model_presets.hpp"
 #include "attn/random.hpp"
 #include "bench_support.hpp"
 #include "summary.hpp"
@@ -157,15 +156,6 @@ void stream_benchmark(benchmark::State& state, const DecodeShape& s, std::size_t
 }
 
 }  // namespace
-
-std::vector<DecodeShape> decode_shapes() {
-    std::vector<DecodeShape> shapes;
-    for (const char* id : {"llama3-8b", "llama3-70b"}) {
-        const models::ModelPreset& m = models::model_preset(id);
-        shapes.push_back({std::string(id), m.q_heads.value, m.kv_heads.value, m.head_dim.value});
-    }
-    return shapes;
-}
 
 void register_decode_benchmarks() {
     // Adjacent, per context: the ceiling and both layouts see the same background load.

@@ -2,8 +2,7 @@
 // Decode on the CPU: one new token's attention over a long KV cache, the step that dominates
 // serving (Part 4). It reads every cached K/V row once and does about two multiply-adds per element
 // read per query head, so its speed limit is memory bandwidth, measured here in the same run.
-// For one layer of the Llama 3 8B and 70B attention shapes (attn::models presets: GQA, 8 KV heads,
-// head_dim 128) and contexts 1k ... 128k, one sequence:
+// For the shapes and contexts of decode_shapes.hpp, one sequence:
 //   cpu/stream_read/<model>        a streaming read of the same K/V bytes: the bandwidth ceiling
 //   cpu/decode_paged/<model>       attn::paged_decode_fast over a shuffled pool of 16-token blocks
 //   cpu/decode_contiguous/<model>  the same kernel over the cache stored contiguously (one block)
@@ -14,18 +13,12 @@
 #include <string>
 #include <vector>
 
+#include "decode_shapes.hpp"
 #include "run_collector.hpp"
 
 namespace attn::bench {
 
-inline constexpr std::size_t kDecodeContexts[] = {1024, 4096, 8192, 32768, 131072};
 inline constexpr std::size_t kDecodeBlockSize = 16;  // vLLM's default block size
-
-struct DecodeShape {
-    std::string model;  // attn::models preset id
-    std::size_t q_heads, kv_heads, head_dim;
-};
-std::vector<DecodeShape> decode_shapes();
 
 void register_decode_benchmarks();
 

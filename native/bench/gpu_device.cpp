@@ -90,6 +90,15 @@ CudaDevice detect() {
     d.compute_minor = props.minor;
     d.memory_bytes = static_cast<double>(props.totalGlobalMem);
     d.sm_count = props.multiProcessorCount;
+    // CUDA 13's cudaDeviceProp no longer carries the clocks; the attributes still do. A failed
+    // query leaves 0 (unreadable), which the context reports as such.
+    auto attribute = [](cudaDeviceAttr what) {
+        int value = 0;
+        return cudaDeviceGetAttribute(&value, what, 0) == cudaSuccess ? value : 0;
+    };
+    d.peak_sm_clock_khz = attribute(cudaDevAttrClockRate);
+    d.peak_memory_clock_khz = attribute(cudaDevAttrMemoryClockRate);
+    d.memory_bus_bits = attribute(cudaDevAttrGlobalMemoryBusWidth);
     d.preset = roofline_preset_for(d.name, d.compute_major, d.compute_minor, d.preset_note);
     return d;
 }
@@ -123,6 +132,13 @@ const cost::GpuPreset* roofline_preset_for(std::string_view device_name, int com
     return nullptr;
 }
 
+std::string gpu_peak_clocks_text(const CudaDevice& d) {
+    auto mhz = [](int khz) { return khz > 0 ? std::to_string(khz / 1000) + " MHz" : std::string("unreadable"); };
+    std::string text = "sm " + mhz(d.peak_sm_clock_khz) + ", memory " + mhz(d.peak_memory_clock_khz);
+    if (d.memory_bus_bits > 0) text += ", memory bus " + std::to_string(d.memory_bus_bits) + " bits";
+    return text + " (device-reported peaks via cudaDeviceGetAttribute, not the clocks the run saw)";
+}
+
 std::string cuda_version_string(int version) {
     return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
 }
@@ -148,6 +164,7 @@ void add_gpu_context() {
     benchmark::AddCustomContext("gpu_memory_bytes", std::to_string(static_cast<long long>(d.memory_bytes)));
     benchmark::AddCustomContext("gpu_sm_count", std::to_string(d.sm_count));
     benchmark::AddCustomContext("gpu_roofline_preset", d.preset ? std::string(d.preset->id) : "none");
+    benchmark::AddCustomContext("gpu_peak_clocks", gpu_peak_clocks_text(d));
 }
 
 }  // namespace attn::bench

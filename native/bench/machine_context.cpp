@@ -63,8 +63,11 @@ void add_machine_context() {
     benchmark::AddCustomContext("cpu_model", cpu_model());
     benchmark::AddCustomContext("hardware_threads", std::to_string(std::thread::hardware_concurrency()));
     benchmark::AddCustomContext("compiler", compiler());
-    benchmark::AddCustomContext("attention_build", std::string(ATTN_BUILD_TYPE) + " (" + ATTN_CORE_FLAGS +
-                                                       "); optimised CPU paths: " + ATTN_FAST_FLAGS);
+    std::string build = std::string(ATTN_BUILD_TYPE) + " (" + ATTN_CORE_FLAGS + "); optimised CPU paths: " + ATTN_FAST_FLAGS;
+#if defined(ATTN_CUDA_BUILD)
+    build += std::string("; CUDA kernels: ") + ATTN_CUDA_BUILD;
+#endif
+    benchmark::AddCustomContext("attention_build", build);
     benchmark::AddCustomContext("vector_isa", std::string("compiled for ") + compiled_vector_isa() + ", CPU offers " +
                                                   host_vector_isa());
     benchmark::AddCustomContext("openblas", std::string(openblas_get_config()) + ", kernel " + openblas_get_corename() +

@@ -4,18 +4,13 @@
 // ratios between benchmarks measured in the same process, one after another.
 #include <benchmark/benchmark.h>
 
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
-namespace attn::bench {
+#include "measured_run.hpp"
 
-struct MeasuredRun {
-    std::string family;                     // "cpu/flash_fast"
-    double seconds_per_iteration = 0;       // wall clock
-    std::map<std::string, double> counters;  // finished counters (rates already divided by time)
-};
+namespace attn::bench {
 
 class RunCollector : public benchmark::BenchmarkReporter {
 public:

@@ -25,13 +25,6 @@ std::string quoted(std::string_view s) {
 
 }  // namespace
 
-std::string json_number(double x) {
-    if (!std::isfinite(x)) return "null";
-    std::ostringstream s;
-    s << std::setprecision(6) << x;
-    return s.str();
-}
-
 std::string report_ratios(const std::vector<MeasuredRun>& runs, std::ostream& out) {
     std::ostringstream json;
     out << std::fixed;

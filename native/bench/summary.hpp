@@ -11,9 +11,6 @@
 
 namespace attn::bench {
 
-// A number for the summary's JSON: 6 significant digits, null when not finite.
-std::string json_number(double x);
-
 // Prints the three ratios: (a) flash_fast's speed-up over standard_blas across N at d = 64, (b) its
 // FLOP rate as a share of the best sgemm rate at N = 4096, d = 128, (c) both implementations' peak
 // heap bytes across N. Returns them as a JSON object.
