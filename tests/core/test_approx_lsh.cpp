@@ -117,36 +117,39 @@ TEST_CASE("multi-round LSH attention is softmax over the union of the attended s
 }
 
 TEST_CASE("LSH buckets are argmax of x R and -x R, so opposite vectors land half the buckets apart") {
-    const std::uint64_t seed = test::next_seed();
-    INFO("seed=" << seed);
-    const std::size_t n = 40, d = 6, nb = 10, rounds = 3;
-    auto in = test::random_qkv({1, 1, n, d}, 1, n, 3, seed);
-    for (std::size_t i = 0; i < n / 2; ++i) {  // second half: the negated first half
-        for (std::size_t c = 0; c < d; ++c) in.q.at(0, 0, n / 2 + i, c) = -in.q.at(0, 0, i, c);
-    }
-    LshOptions o;
-    o.num_buckets = nb;
-    o.num_rounds = rounds;
-    o.seed = seed;
-    const auto r = lsh_attention(in.q, in.k, in.v, o);
-    REQUIRE(r.rotations.size() == rounds * d * nb / 2);
-    for (std::size_t round = 0; round < rounds; ++round) {
-        for (std::size_t i = 0; i < n; ++i) {
-            std::vector<double> h(nb);
-            for (std::size_t col = 0; col < nb / 2; ++col) {
-                double xr = 0;
-                for (std::size_t c = 0; c < d; ++c) xr += in.q.at(0, 0, i, c) * r.rotations[(round * d + c) * (nb / 2) + col];
-                h[col] = xr, h[nb / 2 + col] = -xr;
-            }
-            const auto expected = static_cast<std::uint32_t>(std::max_element(h.begin(), h.end()) - h.begin());
-            CHECK(r.buckets[round * n + i] == expected);
-            if (i < n / 2) CHECK(r.buckets[round * n + n / 2 + i] == (expected + nb / 2) % nb);
+    // Bucket counts whose half is below, at and above the hash's four-column blocks, and not a multiple of them.
+    for (const std::size_t nb : {2u, 10u, 18u, 64u}) {
+        const std::uint64_t seed = test::next_seed();
+        INFO("seed=" << seed << " buckets=" << nb);
+        const std::size_t n = 40, d = 7, rounds = 3;
+        auto in = test::random_qkv({1, 1, n, d}, 1, n, 3, seed);
+        for (std::size_t i = 0; i < n / 2; ++i) {  // second half: the negated first half
+            for (std::size_t c = 0; c < d; ++c) in.q.at(0, 0, n / 2 + i, c) = -in.q.at(0, 0, i, c);
         }
+        LshOptions o;
+        o.num_buckets = nb;
+        o.num_rounds = rounds;
+        o.seed = seed;
+        const auto r = lsh_attention(in.q, in.k, in.v, o);
+        REQUIRE(r.rotations.size() == rounds * d * nb / 2);
+        for (std::size_t round = 0; round < rounds; ++round) {
+            for (std::size_t i = 0; i < n; ++i) {
+                std::vector<double> h(nb);
+                for (std::size_t col = 0; col < nb / 2; ++col) {
+                    double xr = 0;
+                    for (std::size_t c = 0; c < d; ++c) xr += in.q.at(0, 0, i, c) * r.rotations[(round * d + c) * (nb / 2) + col];
+                    h[col] = xr, h[nb / 2 + col] = -xr;
+                }
+                const auto expected = static_cast<std::uint32_t>(std::max_element(h.begin(), h.end()) - h.begin());
+                CHECK(r.buckets[round * n + i] == expected);
+                if (i < n / 2) CHECK(r.buckets[round * n + n / 2 + i] == (expected + nb / 2) % nb);
+            }
+        }
+        // Same seed, same buckets; another seed, other rotations.
+        CHECK(lsh_attention(in.q, in.k, in.v, o).buckets == r.buckets);
+        o.seed = seed + 1;
+        CHECK(lsh_attention(in.q, in.k, in.v, o).rotations != r.rotations);
     }
-    // Same seed, same buckets; another seed, other rotations.
-    CHECK(lsh_attention(in.q, in.k, in.v, o).buckets == r.buckets);
-    o.seed = seed + 1;
-    CHECK(lsh_attention(in.q, in.k, in.v, o).rotations != r.rotations);
 }
 
 TEST_CASE("LSH 2-D points: the unit keys themselves for d = 2, an orthonormal projection for d > 2") {

@@ -91,6 +91,43 @@ TEST_CASE("LSH pattern counts exactly the pairs LSH attention attends, at every 
     }
 }
 
+TEST_CASE("LSH pattern's image, built from each query's run of sorted slots, equals enumerating every pair") {
+    // Odd lengths and pixel counts, buckets larger and smaller than chunks, more buckets than tokens,
+    // one round (each key met once) and several (pairs met in more than one round count once).
+    struct Case {
+        std::size_t n, d, buckets, rounds, chunk, pixels;
+    };
+    const Case cases[] = {{1001, 9, 64, 1, 64, 37},  {1001, 9, 64, 3, 64, 255}, {777, 5, 8, 1, 7, 111},
+                          {777, 5, 8, 4, 7, 1},      {513, 3, 4096, 2, 5, 513}, {129, 16, 2, 1, 1000, 129},
+                          {255, 6, 30, 5, 1, 17}};
+    for (const Case& c : cases) {
+        const std::uint64_t seed = next_seed();
+        INFO("seed " << seed << " N " << c.n << " d " << c.d << " buckets " << c.buckets << " rounds " << c.rounds << " m "
+                     << c.chunk << " pixels " << c.pixels);
+        LshOptions o;
+        o.num_buckets = c.buckets;
+        o.num_rounds = c.rounds;
+        o.chunk_length = c.chunk;
+        o.seed = seed ^ 0x99;
+        const Tensor4<double> q = randn({1, 1, c.n, c.d}, seed);
+        const std::vector<std::uint8_t> mask = reference_mask(lsh_attention(q, q, randn({1, 1, c.n, 1}, seed + 1), o), c.n, c.rounds);
+
+        const LshPattern p = lsh_pattern(q, o, c.pixels);
+        std::vector<std::uint64_t> expected(c.pixels * c.pixels, 0);
+        std::uint64_t total = 0;
+        for (std::size_t pi = 0; pi < c.pixels; ++pi) {
+            for (std::size_t i = p.image.edges[pi]; i < p.image.edges[pi + 1]; ++i) {
+                for (std::size_t pj = 0; pj < c.pixels; ++pj) {
+                    for (std::size_t j = p.image.edges[pj]; j < p.image.edges[pj + 1]; ++j) expected[pi * c.pixels + pj] += mask[i * c.n + j];
+                }
+            }
+        }
+        for (std::uint64_t x : expected) total += x;
+        CHECK(p.image.allowed == expected);
+        CHECK(p.attended_pairs == total);
+    }
+}
+
 TEST_CASE("LSH pattern with one bucket and one chunk is every pair but the diagonal") {
     LshOptions o;
     o.num_buckets = 1;
