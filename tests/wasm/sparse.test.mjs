@@ -225,6 +225,21 @@ test('lshPattern counts the pairs lshAttention attends on the same seeded querie
   throwsThenRecovers(() => core.lshPattern({ seqLen: 64 }), /pixels: missing/);
 });
 
+test('lshPattern keeps its longest draw: a shorter N after a longer one, or another seed, hashes the queries a fresh draw gives', () => {
+  const args = (seqLen, seed, headDim = 8) => ({ seqLen, headDim, numBuckets: 4, numRounds: 2, chunkLength: 8, seed, pixels: seqLen });
+  const reference = (n, seed, headDim = 8) => {
+    const shape = [1, 1, n, headDim], q = core.randomNormal(shape, seed, 1);
+    return lshReferenceMask(core.lshAttention({ q, qShape: shape, k: q, kShape: shape, v: q, vShape: shape, ...args(n, seed, headDim) }), n);
+  };
+  const first = core.lshPattern(args(101, 21));  // drawn
+  core.lshPattern(args(333, 21));                 // a longer draw replaces it
+  const prefix = core.lshPattern(args(101, 21));  // a prefix of the 333 kept
+  assert.deepEqual([...prefix.allowed], [...first.allowed]);
+  assert.deepEqual([...prefix.allowed], [...reference(101, 21)]);
+  assert.deepEqual([...core.lshPattern(args(101, 22)).allowed], [...reference(101, 22)]);       // another seed
+  assert.deepEqual([...core.lshPattern(args(57, 22, 6)).allowed], [...reference(57, 22, 6)]);  // another width
+});
+
 test('timing at N = 8192: lshPattern at 256 px (reported, not asserted)', (t) => {
   for (const numBuckets of [8, 64]) {
     const x = timeCalls(() => core.lshPattern({ seqLen: 8192, pixels: 256, numBuckets }), 10);

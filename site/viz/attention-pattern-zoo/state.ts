@@ -11,7 +11,7 @@ import { createConfigured } from '../shared/configured';
 import { hashNumber, readHash, syncHash } from '../shared/hashState';
 import { offThread } from '../shared/offThread';
 import { createStepper } from '../shared/stepper';
-import { buildFigure, DEFAULT_N, lshArgs, type Config, type Figure, type LshImage } from './model';
+import { buildFigure, DEFAULT_N, lshArgs, N_CHOICES, type Config, type Figure, type LshImage } from './model';
 
 export function createFigureState(core: AttnClassic) {
   const hash = readHash();
@@ -37,6 +37,9 @@ export function createFigureState(core: AttnClassic) {
   }
 
   hashLsh(DEFAULT_N);
+  // Then the longest: the worker's module draws its queries once, and every other N hashes a prefix
+  // of them (lshPattern keeps them), a few ms instead of a new draw when the reader changes N.
+  hashLsh(N_CHOICES[N_CHOICES.length - 1]);
   if (hash.n !== undefined || hash.step !== undefined) {
     configure({ n: hashNumber(hash, 'n', DEFAULT_N) }, Number.isFinite(Number(hash.step)) ? Number(hash.step) : undefined);
   }
