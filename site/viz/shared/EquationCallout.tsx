@@ -59,6 +59,8 @@ export function EquationCallout({ html, values, caption }: { html: string; value
       const box = document.createElement('span'), text = document.createElement('span');
       box.className = 'slot-value';
       box.setAttribute('data-value-of', placeholder.dataset.slot!);
+      // Hidden from assistive technology, as KaTeX's drawn formula around the placeholder is.
+      box.setAttribute('aria-hidden', 'true');
       text.className = 'slot-text';
       box.append(text);
       root.append(box);
