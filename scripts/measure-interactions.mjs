@@ -5,9 +5,15 @@
 // to recompute and repaint within one 60 Hz frame (16 ms) at the 95th percentile; this is how the
 // author checks that on a reader-class machine, since the browser tests only print the numbers.
 //
-// Usage: node scripts/measure-interactions.mjs [name ...]   (all swept figures when none is named)
+// Usage: node scripts/measure-interactions.mjs [--cpu-slowdown k] [name ...]   (all swept figures when none is named)
 // WARM_PASSES=n times n warm passes instead of 3; the p95 of each pass shows whether the tail
 // shrinks as the browser's JavaScript compilers catch up.
+// --cpu-slowdown k runs each page's main thread k times slower (Chromium's CPU throttling,
+// Emulation.setCPUThrottlingRate), so that the target on a slower host kind (an AMD host with AVX2
+// only is about 3x slower at these sweeps than an AVX-512 one) can be checked on a faster machine.
+// The header names the CPU, its widest vector ISA and the slowdown; the floor shows what the
+// slowdown made of this machine.
+import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { launchChromium } from './chromium.mjs';
 import { SWEEPS } from './interaction-sweeps.mjs';
@@ -17,7 +23,14 @@ import { serveStatic } from './serve-static.mjs';
 const STATIC = new URL('../static/', import.meta.url).pathname;
 const FRAME_MS = 16;
 
-const wanted = process.argv.slice(2);
+const args = process.argv.slice(2);
+const slowdownAt = args.indexOf('--cpu-slowdown');
+const cpuSlowdown = slowdownAt < 0 ? 1 : Number(args[slowdownAt + 1]);
+if (!(cpuSlowdown >= 1 && cpuSlowdown <= 20)) {
+  console.error(`--cpu-slowdown takes a factor from 1 to 20, e.g. --cpu-slowdown 3 (got ${args[slowdownAt + 1]}).`);
+  process.exit(2);
+}
+const wanted = slowdownAt < 0 ? args : args.filter((_, i) => i !== slowdownAt && i !== slowdownAt + 1);
 const unknown = wanted.filter((n) => !SWEEPS.some((s) => s.name === n));
 if (unknown.length) {
   console.error(`No sweep for ${unknown.join(', ')}; the swept figures are ${SWEEPS.map((s) => s.name).join(', ')}.`);
@@ -29,12 +42,25 @@ if (!Number.isInteger(warmPasses) || warmPasses < 3) {
   process.exit(2);
 }
 
+// The widest vector extension the CPU offers, which sets how fast the browser's code runs here.
+function vectorIsa() {
+  try {
+    const flags = new Set(readFileSync('/proc/cpuinfo', 'utf8').match(/^flags\s*:(.*)$/m)?.[1].trim().split(/\s+/));
+    return ['avx512f', 'avx2', 'avx', 'sse4_2'].find((f) => flags.has(f)) ?? 'no AVX';
+  } catch {
+    return 'ISA unknown';
+  }
+}
+
 const ms = (x) => x.toFixed(1);
 const p95 = (xs) => percentile(xs, 0.95);
 const server = await serveStatic(STATIC, 0);
 const base = `http://127.0.0.1:${server.address().port}`;
 const browser = await launchChromium();
 const rows = [];
+const machine = `${cpus().length} x ${cpus()[0]?.model.trim() ?? 'unknown CPU'} (${vectorIsa()}), Chromium ${browser.version()} ` +
+  `(headless, software raster), CPU slowdown ${cpuSlowdown}x` + (cpuSlowdown > 1 ? ' (Emulation.setCPUThrottlingRate)' : '');
+console.log(`Machine: ${machine}\n`);
 try {
   for (const { name, path, sweep } of SWEEPS.filter((s) => !wanted.length || wanted.includes(s.name))) {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -42,6 +68,7 @@ try {
     const errors = [];
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(base + path, { waitUntil: 'networkidle' });
+    if (cpuSlowdown > 1) await (await context.newCDPSession(page)).send('Emulation.setCPUThrottlingRate', { rate: cpuSlowdown });
     const { cold, warm, warmKinds, warmPass } = await sweepTimes(page, sweep, warmPasses);
     const floor = await sweepTimes(page, floorSweep);
     await context.close();
@@ -54,8 +81,7 @@ try {
   const head = ['figure', 'warm interactions', 'median ms', 'p95 ms', 'p95 by kind', 'p95 by warm pass', 'first pass p95', `p95 <= ${FRAME_MS} ms`, 'floor p95 ms'];
   console.log(`| ${head.join(' | ')} |\n|${head.map(() => ' --- |').join('')}`);
   for (const r of rows) console.log(`| ${r.join(' | ')} |`);
-  console.log(`\nMeasured ${new Date().toISOString()} on ${cpus().length} x ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ` +
-    `Chromium ${browser.version()} (headless, software raster), ${warmPasses} warm passes after one cold pass. ` +
+  console.log(`\nMeasured ${new Date().toISOString()} on ${machine}, ${warmPasses} warm passes after one cold pass. ` +
     'The floor is the same timing of an interaction that changes one text node of the page (floorSweep).');
 } finally {
   await browser.close();

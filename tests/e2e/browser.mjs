@@ -62,10 +62,11 @@ export async function settled(locator) {
 }
 
 // The live values of the EquationCallouts inside `container`, by slot name (a name used by several
-// formulas shows the same value in each, so its first slot stands for all).
+// formulas shows the same value in each, so its first slot stands for all). A value is drawn in a
+// box beside its formula (shared/EquationCallout.tsx), named by data-value-of.
 export const slotValues = (container) => container.evaluate((root) => {
   const values = {};
-  for (const el of root.querySelectorAll('[data-slot]')) values[el.dataset.slot] ??= el.querySelector('.slot-text').textContent;
+  for (const el of root.querySelectorAll('[data-value-of]')) values[el.dataset.valueOf] ??= el.querySelector('.slot-text').textContent;
   return values;
 });
 

@@ -130,9 +130,11 @@ test('the equations show the followed row’s online-softmax update with the tra
 
 test('a formula holds still as its values change: a slot keeps the width of the widest value it has shown, and its value is drawn over it', async () => {
   const { page, problems, close } = await site.open(`${VIZ}#step=8`);
-  // Each slot's name and box, and the box of the value drawn over it, in document order.
+  // Each slot's name and box, and the box of the value drawn over it (its formula's value boxes are
+  // in the order of its slots), in document order.
   const boxes = () => equationCard(page).evaluate((root) => [...root.querySelectorAll('[data-slot]')].map((el) => {
-    const r = el.getBoundingClientRect(), t = el.querySelector('.slot-text').getBoundingClientRect();
+    const body = el.closest('.equation-body'), k = [...body.querySelectorAll('[data-slot]')].indexOf(el);
+    const r = el.getBoundingClientRect(), t = body.querySelectorAll('.slot-value')[k].querySelector('.slot-text').getBoundingClientRect();
     return { slot: el.dataset.slot, x: r.x, width: r.width, top: r.top, bottom: r.bottom, text: { x: t.x, width: t.width, top: t.top, bottom: t.bottom } };
   }));
   const before = await boxes();
