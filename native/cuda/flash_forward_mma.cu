@@ -41,26 +41,30 @@
 // (16 KB at d = 64, 32 KB at d = 128) and writes nothing; v2 also wrote and read back
 // 16 x 64 FP32 scores, 16 x 64 P and 16 x d FP32 P V slabs.
 //
-// Expected speed (no GPU here can measure it): about 50-65 % of FlashAttention-2's forward
-// throughput at d = 64 and 128 on A100 (FA2 itself: ~70 % of the 312 TFLOP/s FP16 peak for
-// long sequences; so roughly 110-140 TFLOP/s), for these reasons, largest first:
-//  * Tiles: FA2 uses 128 query rows per block (d <= 128) with 4 warps of 32 rows, so each
-//    ldmatrix'ed K/V fragment feeds two m16 mmas; here a warp has 16 rows, so the shared-memory
-//    reads per FLOP are twice FA2's (32 KB of ldmatrix per 16 x 64 x 128 x 2 FLOPs at d = 128).
-//    On A100 (128 B/clk/SM shared, 1024 FP16 FLOP/clk/SM) that is 2 x 16 x 64 x 128 x 2 / 1024
-//    = 512 clk of mma against 32 KB / 128 B = 256 clk of ldmatrix per warp tile: not the
-//    bottleneck alone, but it leaves little slack, where FA2 has 2x.
-//  * Occupancy: ptxas's registers per thread (make cuda prints them) bound the blocks per SM;
-//    at d = 128 a block needs 80 KB of shared memory, so at most 2 blocks (8 warps) per SM on
-//    A100, as FA2's 4-warp d = 128 configuration. With 8 warps an SM has little latency
-//    hiding beyond what cp.async's double buffer gives.
-//  * FA2 (CUTLASS CuTe) also: splits the wait for K and V (S = Q K^T starts while V_j lands),
-//    software-pipelines ldmatrix of the next k-slice under the current mma, masks only the
-//    diagonal tiles of a causal row block in a separate loop, stores O through swizzled shared
-//    memory with 16-byte coalesced writes (here: 4-byte stores from the C fragments), uses
-//    ex2.approx.ftz directly, and on sm_90 FA3 switches to wgmma/TMA, which this kernel does
-//    not use: on H100 expect a far smaller fraction of FA3 (about 35-45 % of FA2-on-H100 rates
-//    carried over, since mma.sync reaches only about two thirds of H100's dense peak).
+// Expected speed (an estimate: no GPU here can measure it). On A100, about 50-65 % of
+// FlashAttention-2's forward throughput at d = 64 and 128 (FA2 reaches ~70 % of the 312 TFLOP/s
+// dense FP16 peak on long sequences, so v3 ~110-140 TFLOP/s). The reasons, largest first:
+//  * Shared-memory bytes per tile. Per warp and tile (16 rows x 64 keys, d = 128) the two
+//    products are 2 x 16 x 64 x 128 x 2 = 524,288 FLOPs: 256 clocks at A100's 2,048 dense FP16
+//    FLOPs per clock per SM. ldmatrix reads all of K_j and V_j for them, 32 KB: also 256 clocks
+//    at 128 B per clock per SM, plus the cp.async writes of the block's tiles (8 KB per warp,
+//    64 clocks). Shared memory is as busy as the tensor cores, so they cannot run at peak. FA2
+//    gives each warp 32 rows (two m16 tiles; 128-row blocks of 4 warps), so every K/V fragment
+//    it loads feeds two mmas: half these bytes per FLOP, and room to spare.
+//  * Occupancy (make cuda prints it from ptxas's figures): at d = 128 a thread needs about 255
+//    registers and a block 80 KB of shared memory, so 2 blocks (8 warps, 12.5 %) per SM on both
+//    sm_80 and sm_90, like FA2's d = 128 configuration; at d = 64 the registers allow 3 blocks.
+//    Few warps means latency is hidden only by the cp.async double buffer and instruction-level
+//    parallelism within a warp, which the next point limits.
+//  * What FA2 (CUTLASS CuTe) does that v3 does not: ldmatrix of the next k16 slice issued under
+//    the current mma (software pipelining in registers); K_{j+1} copied while P V runs and V_j
+//    while S = Q K^T runs, with separate waits, instead of one group per tile; causal masking
+//    only on the diagonal tiles, in a separate loop (here each tile tests a per-lane condition);
+//    O written through swizzled shared memory as 16-byte coalesced stores (here 4-byte stores
+//    from the C fragments); ex2.approx.ftz directly.
+//  * On H100 the reference is FlashAttention-3 (wgmma, TMA, warp specialisation), which
+//    mma.sync kernels cannot follow: FA2 reaches about half of FA3's forward rate there, so
+//    expect v3 at roughly a quarter to a third of FA3.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -123,11 +127,17 @@ __device__ std::uint32_t pack2(float low, float high) {
 }
 
 // Element offset of (row, col) in a [rows][kHeadDim] tile whose 16-byte chunks are XOR-swizzled
-// with row % 8 (see the header). col is a multiple of 8 wherever a whole chunk is addressed.
+// with row % 8 (see the header).
 template <int kHeadDim>
 __device__ int swizzled(int row, int col) {
-    const int chunk = kMutation == Mutation::kUnswizzledLdmatrix ? col / kChunk : (col / kChunk) ^ (row % 8);
-    return row * kHeadDim + chunk * kChunk + col % kChunk;
+    return row * kHeadDim + ((col / kChunk) ^ (row % 8)) * kChunk + col % kChunk;
+}
+
+// Where ldmatrix finds (row, col) of a tile: swizzled, unless the kUnswizzledLdmatrix mutation
+// forgets that the copies stored it so.
+template <int kHeadDim>
+__device__ int ldmatrix_offset(int row, int col) {
+    return kMutation == Mutation::kUnswizzledLdmatrix ? row * kHeadDim + col : swizzled<kHeadDim>(row, col);
 }
 
 // Shared memory of one block, all 16-bit: Q_i, then K and V in two buffers each.
@@ -141,14 +151,13 @@ struct SharedLayout {
 // Issues the cp.asyncs of rows [first_row, first_row + 64) of a [rows_in_source][kHeadDim]
 // matrix into a swizzled tile; rows past the source are zero-filled, so they add nothing to
 // P V (0 * NaN garbage would poison it). Consecutive threads copy consecutive chunks of a row:
-// coalesced 16-byte reads. The writes use the unmutated swizzle always (the kUnswizzledLdmatrix
-// mutation breaks only the read side).
+// coalesced 16-byte reads.
 template <class T, int kHeadDim>
 __device__ void copy_tile_async(T* tile, const T* source, int first_row, int rows_in_source) {
     constexpr int kChunksPerRow = kHeadDim / kChunk;
     for (int idx = static_cast<int>(threadIdx.x); idx < kBlockK * kChunksPerRow; idx += static_cast<int>(blockDim.x)) {
         const int r = idx / kChunksPerRow, chunk = idx % kChunksPerRow;
-        T* destination = tile + r * kHeadDim + (chunk ^ (r % 8)) * kChunk;
+        T* destination = tile + swizzled<kHeadDim>(r, chunk * kChunk);
         const bool inside = first_row + r < rows_in_source;
         const T* from = inside ? source + static_cast<std::size_t>(first_row + r) * kHeadDim + chunk * kChunk : source;
         ptx::cp_async_cg_16(destination, from, inside);
@@ -210,7 +219,7 @@ __global__ void __launch_bounds__(kWarps * kWarpSize)
         ATTN_UNROLL
         for (int kk = 0; kk < kDimSlices; ++kk) {
             const int row = warp * kRowsPerWarp + lane % 16, col = kk * 16 + lane / 16 * kChunk;
-            ptx::ldmatrix_sync_m8n8<4, false>(q_frag[kk], q_tile + swizzled<kHeadDim>(row, col));
+            ptx::ldmatrix_sync_m8n8<4, false>(q_frag[kk], q_tile + ldmatrix_offset<kHeadDim>(row, col));
         }
     }
 
@@ -247,7 +256,7 @@ __global__ void __launch_bounds__(kWarps * kWarpSize)
             for (int kk = 0; kk < kDimSlices; ++kk) {
                 const int key = pair * 16 + lane / 16 * 8 + lane % 8, col = kk * 16 + lane / 8 % 2 * kChunk;
                 std::uint32_t b[4];
-                ptx::ldmatrix_sync_m8n8<4, false>(b, k_tile + swizzled<kHeadDim>(key, col));
+                ptx::ldmatrix_sync_m8n8<4, false>(b, k_tile + ldmatrix_offset<kHeadDim>(key, col));
                 const std::uint32_t b_first[2] = {b[0], b[1]}, b_second[2] = {b[2], b[3]};
                 ptx::mma_sync_m16n8k16<T>(s[2 * pair], q_frag[kk], b_first, s[2 * pair]);
                 ptx::mma_sync_m16n8k16<T>(s[2 * pair + 1], q_frag[kk], b_second, s[2 * pair + 1]);
@@ -312,7 +321,7 @@ __global__ void __launch_bounds__(kWarps * kWarpSize)
             for (int pair = 0; pair < kDimSlices; ++pair) {
                 const int key = kk * 16 + lane % 16, col = pair * 16 + lane / 16 * kChunk;
                 std::uint32_t b[4];
-                ptx::ldmatrix_sync_m8n8<4, true>(b, v_tile + swizzled<kHeadDim>(key, col));
+                ptx::ldmatrix_sync_m8n8<4, true>(b, v_tile + ldmatrix_offset<kHeadDim>(key, col));
                 const std::uint32_t b_first[2] = {b[0], b[1]}, b_second[2] = {b[2], b[3]};
                 ptx::mma_sync_m16n8k16<T>(o[2 * pair], p_frag, b_first, o[2 * pair]);
                 ptx::mma_sync_m16n8k16<T>(o[2 * pair + 1], p_frag, b_second, o[2 * pair + 1]);
