@@ -51,11 +51,11 @@
 //    64 clocks). Shared memory is as busy as the tensor cores, so they cannot run at peak. FA2
 //    gives each warp 32 rows (two m16 tiles; 128-row blocks of 4 warps), so every K/V fragment
 //    it loads feeds two mmas: half these bytes per FLOP, and room to spare.
-//  * Occupancy (make cuda prints it from ptxas's figures): at d = 128 a thread needs about 255
+//  * Occupancy (make cuda prints it from ptxas's figures): at d = 128 a thread needs 176
 //    registers and a block 80 KB of shared memory, so 2 blocks (8 warps, 12.5 %) per SM on both
-//    sm_80 and sm_90, like FA2's d = 128 configuration; at d = 64 the registers allow 3 blocks.
-//    Few warps means latency is hidden only by the cp.async double buffer and instruction-level
-//    parallelism within a warp, which the next point limits.
+//    sm_80 and sm_90, as FA2's 4-warp d = 128 configuration; at d = 64, 133 registers allow 3
+//    blocks (12 warps, 19 %; shared memory would allow 4). Few warps means latency is hidden only
+//    by the cp.async double buffer and the parallelism within a warp, which the next point limits.
 //  * What FA2 (CUTLASS CuTe) does that v3 does not: ldmatrix of the next k16 slice issued under
 //    the current mma (software pipelining in registers); K_{j+1} copied while P V runs and V_j
 //    while S = Q K^T runs, with separate waits, instead of one group per tile; causal masking
@@ -140,6 +140,18 @@ __device__ int ldmatrix_offset(int row, int col) {
     return kMutation == Mutation::kUnswizzledLdmatrix ? row * kHeadDim + col : swizzled<kHeadDim>(row, col);
 }
 
+// The offset 16 s columns and 16 r rows further on, from a lane's ldmatrix_offset (row, col) with
+// col < 16. Rows start at multiples of kHeadDim >= 64 elements, and 16 rows later row % 8 is the
+// same, so the row part is an addition; the swizzle XORs chunk indices, so the column part flips
+// bits instead: (col / 8 + 2 s) ^ (row % 8) = (col / 8 ^ row % 8) ^ 2 s. Written this way the
+// compiler keeps one offset per slice s (the rows are an immediate in the instruction) instead
+// of one register per (r, s) pair: at d = 128 that is 176 registers a thread instead of 255.
+template <int kHeadDim>
+__device__ int step_offset(int offset, int rows16, int slice) {
+    static_assert(kHeadDim % 64 == 0);
+    return (offset ^ (16 * slice)) + 16 * rows16 * kHeadDim;
+}
+
 // Shared memory of one block, all 16-bit: Q_i, then K and V in two buffers each.
 template <class T, int kHeadDim>
 struct SharedLayout {
@@ -218,14 +230,21 @@ __global__ void __launch_bounds__(kWarps * kWarpSize)
     if (tiles > 0) {
         ATTN_UNROLL
         for (int kk = 0; kk < kDimSlices; ++kk) {
-            const int row = warp * kRowsPerWarp + lane % 16, col = kk * 16 + lane / 16 * kChunk;
-            ptx::ldmatrix_sync_m8n8<4, false>(q_frag[kk], q_tile + ldmatrix_offset<kHeadDim>(row, col));
+            const int row = warp * kRowsPerWarp + lane % 16, col = lane / 16 * kChunk;
+            const int offset = step_offset<kHeadDim>(ldmatrix_offset<kHeadDim>(row, col), 0, kk);
+            ptx::ldmatrix_sync_m8n8<4, false>(q_frag[kk], q_tile + offset);
         }
     }
 
     float o[kDimTiles][4] = {};              // C fragments of O: rows g, g + 8, columns 8n + 2t, +1
     float m[2] = {kMinusInf, kMinusInf};     // running row maxima, in units of scale_log2 * score
     float l[2] = {0.0f, 0.0f};               // this lane's share of the running row sums
+
+    // The lane's ldmatrix row in the first 16 x 16 block of K_j (keys 0-7 / 8-15 by lane / 16,
+    // dims 0-7 / 8-15 by lane / 8 % 2: see S below) and of V_j (keys by lane % 16, dims by
+    // lane / 16: see P V); every other block is a step_offset away.
+    const int k_lane_offset = ldmatrix_offset<kHeadDim>(lane / 16 * 8 + lane % 8, lane / 8 % 2 * kChunk);
+    const int v_lane_offset = ldmatrix_offset<kHeadDim>(lane % 16, lane / 16 * kChunk);
 
     for (int j = 0; j < tiles; ++j) {
         const int k0 = j * kBlockK;
@@ -254,9 +273,9 @@ __global__ void __launch_bounds__(kWarps * kWarpSize)
         for (int pair = 0; pair < kKeyTiles / 2; ++pair) {
             ATTN_UNROLL
             for (int kk = 0; kk < kDimSlices; ++kk) {
-                const int key = pair * 16 + lane / 16 * 8 + lane % 8, col = kk * 16 + lane / 8 % 2 * kChunk;
+                const int offset = step_offset<kHeadDim>(k_lane_offset, pair, kk);
                 std::uint32_t b[4];
-                ptx::ldmatrix_sync_m8n8<4, false>(b, k_tile + ldmatrix_offset<kHeadDim>(key, col));
+                ptx::ldmatrix_sync_m8n8<4, false>(b, k_tile + offset);
                 const std::uint32_t b_first[2] = {b[0], b[1]}, b_second[2] = {b[2], b[3]};
                 ptx::mma_sync_m16n8k16<T>(s[2 * pair], q_frag[kk], b_first, s[2 * pair]);
                 ptx::mma_sync_m16n8k16<T>(s[2 * pair + 1], q_frag[kk], b_second, s[2 * pair + 1]);
@@ -319,9 +338,9 @@ __global__ void __launch_bounds__(kWarps * kWarpSize)
                 pack2<T>(s[2 * kk + 1][0], s[2 * kk + 1][1]), pack2<T>(s[2 * kk + 1][2], s[2 * kk + 1][3])};
             ATTN_UNROLL
             for (int pair = 0; pair < kDimSlices; ++pair) {
-                const int key = kk * 16 + lane % 16, col = pair * 16 + lane / 16 * kChunk;
+                const int offset = step_offset<kHeadDim>(v_lane_offset, kk, pair);
                 std::uint32_t b[4];
-                ptx::ldmatrix_sync_m8n8<4, true>(b, v_tile + ldmatrix_offset<kHeadDim>(key, col));
+                ptx::ldmatrix_sync_m8n8<4, true>(b, v_tile + offset);
                 const std::uint32_t b_first[2] = {b[0], b[1]}, b_second[2] = {b[2], b[3]};
                 ptx::mma_sync_m16n8k16<T>(o[2 * pair], p_frag, b_first, o[2 * pair]);
                 ptx::mma_sync_m16n8k16<T>(o[2 * pair + 1], p_frag, b_second, o[2 * pair + 1]);
