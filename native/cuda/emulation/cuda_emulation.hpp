@@ -36,6 +36,9 @@
 //    leading dimension that is a multiple of 16 bytes (CUDA Programming Guide, "Warp Matrix
 //    Functions"); 16-byte vector copies need 16-byte aligned addresses. A violation fails the
 //    launch with cudaErrorMisalignedAddress, as the hardware's misaligned access does.
+//  * The PTX warp-level instructions of ptx_primitives.hpp (mma.sync, ldmatrix, cp.async) are in
+//    ptx_emulation.hpp; lanes that need each other's registers or addresses exchange them with
+//    warp_gather below, which like a shuffle orders no memory.
 //  * __half and __nv_bfloat16 are NVIDIA's own types from cuda_fp16.h / cuda_bf16.h, whose
 //    conversions also compile for the host: rounding is the GPU's round-to-nearest-even.
 //  * Launch errors (bad block size, too much shared memory) and errors found while the kernel
