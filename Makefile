@@ -111,12 +111,15 @@ train: setup
 
 # CUDA sources, compiled for sm_80 and sm_90 when nvcc is installed (no GPU is needed to compile).
 # ptxas reports registers and spills per kernel; a kernel that spills fails the build, and so does
-# a tensor-core kernel without tensor-core (HMMA) instructions. The benchmark binary is built too
-# (compile and link check of its CUDA benchmarks; running them needs a GPU).
+# a tensor-core kernel without its tensor-core and data-movement instructions (check-hmma.sh).
+# cuda-resources.mjs prints registers, shared memory per block and occupancy on sm_80 and sm_90 of
+# the kernels this (incremental) build compiled. The benchmark binary is built too (compile and
+# link check of its CUDA benchmarks; running them needs a GPU).
 cuda: setup
 	@if [ -x /usr/local/cuda/bin/nvcc ]; then \
 	  set -o pipefail; cmake --preset cuda >/dev/null && cmake --build --preset cuda --target attn_cuda bench_attention 2>&1 | tee build/cuda/ptxas.log || exit 1; \
 	  if grep -E '[1-9][0-9]* bytes spill (stores|loads)' build/cuda/ptxas.log; then echo "register spills"; exit 1; fi; \
+	  node scripts/cuda-resources.mjs build/cuda/ptxas.log || exit 1; \
 	  scripts/check-hmma.sh build/cuda || exit 1; \
 	else echo "nvcc not found at /usr/local/cuda/bin: skipping the CUDA build"; fi
 

@@ -1,33 +1,30 @@
 #!/usr/bin/env bash
-# Checks that the tensor-core flash kernel really runs on tensor cores: every instantiation of
-# flash_forward_tensor_core_kernel (FP16/BF16 x head dim 64/128), for every architecture built
-# (sm_80, sm_90), must contain HMMA instructions in its SASS, as shown by `cuobjdump -sass` on
-# the object nvcc produced.
+# Checks that the tensor-core flash kernels use the instructions they are written for, in every
+# instantiation (FP16/BF16 x head dim 64/128) and for every architecture built (sm_80, sm_90):
+#   v2 flash_forward_tensor_core_kernel  SASS: HMMA                   PTX: wmma.mma.sync
+#   v3 flash_forward_mma_kernel          SASS: HMMA, LDSM, LDGSTS     PTX: mma.sync m16n8k16, ldmatrix, cp.async
+# (LDSM is ldmatrix's SASS, LDGSTS cp.async's.) SASS comes from `cuobjdump -sass` on the objects
+# nvcc produced.
 #
 # Usage: scripts/check-hmma.sh [BUILD_DIR]   (default build/cuda, the `make cuda` build)
 #
 # Some CUDA installations (the pip wheels this project's machines use) ship nvcc and ptxas but
 # not cuobjdump. There the script says so and checks one level up instead: the PTX that nvcc
-# hands to ptxas must contain wmma.mma.sync in every instantiation, for each architecture. That
-# is weaker (it trusts ptxas to lower wmma.mma.sync to HMMA, the only way it can on sm_80/sm_90)
-# and is labelled as such in the output.
+# hands to ptxas. That is weaker (it trusts ptxas to lower mma.sync to HMMA, ldmatrix to LDSM and
+# cp.async to LDGSTS, the only way it can on sm_80/sm_90) and is labelled as such in the output.
 set -euo pipefail
 
 build_dir=${1:-build/cuda}
 root=$(cd "$(dirname "$0")/.." && pwd)
 cuda_bin=${CUDA_BIN:-/usr/local/cuda/bin}
-object=$build_dir/native/cuda/CMakeFiles/attn_cuda.dir/flash_forward_tensor_core.cu.o
-kernel=flash_forward_tensor_core_kernel
 expected_per_arch=4  # {__half, __nv_bfloat16} x {64, 128}
 archs=(80 90)
 
-[[ -f $object ]] || { echo "check-hmma: $object not found (build attn_cuda first)"; exit 1; }
-
-# Reads "arch function" headers and instruction lines on stdin; prints one line per kernel
-# instantiation with its count of matching instructions; fails if any has none or if an
-# architecture lacks instantiations.
+# Reads "ARCH n" / "FUNCTION name" headers and instruction lines on stdin; prints one line per
+# instantiation of $kernel with its count of instructions matching $pattern; fails if any has
+# none or if an architecture lacks instantiations.
 count_per_kernel() {
-    local pattern=$1 label=$2
+    local kernel=$1 pattern=$2 label=$3
     awk -v pattern="$pattern" -v label="$label" -v kernel="$kernel" -v expected="$expected_per_arch" -v archs="${archs[*]}" '
         /^ARCH / { arch = $2; next }
         /^FUNCTION / { fn = $2; if (index(fn, kernel)) { key = arch " " fn; count[key] += 0; per_arch[arch]++ } else fn = ""; next }
@@ -49,29 +46,54 @@ count_per_kernel() {
                 }
             }
             exit status
-        }'
+        }' | sort
+    return "${PIPESTATUS[0]}"
 }
 
 cuobjdump=$(command -v cuobjdump || true)
 [[ -n $cuobjdump ]] || cuobjdump=$cuda_bin/cuobjdump
-if [[ -x $cuobjdump ]]; then
-    echo "check-hmma: cuobjdump -sass $object"
-    # SASS listing: "code for sm_80" opens an architecture, "Function : <name>" a kernel.
-    if "$cuobjdump" -sass "$object" |
-        sed -E -e 's/^[[:space:]]*code for sm_([0-9]+).*/ARCH \1/' \
-               -e 's/^[[:space:]]*Function : ([^[:space:]]+).*/FUNCTION \1/' |
-        count_per_kernel 'HMMA' 'HMMA instructions' | sort; then
-        echo "check-hmma: every tensor-core kernel contains HMMA instructions"
+
+# SASS (or PTX) listing of one kernel source with ARCH / FUNCTION headers, on stdout.
+listing() {
+    local source=$1
+    if [[ -x $cuobjdump ]]; then
+        # "code for sm_80" opens an architecture, "Function : <name>" a kernel.
+        "$cuobjdump" -sass "$build_dir/native/cuda/CMakeFiles/attn_cuda.dir/$source.o" |
+            sed -E -e 's/^[[:space:]]*code for sm_([0-9]+).*/ARCH \1/' \
+                   -e 's/^[[:space:]]*Function : ([^[:space:]]+).*/FUNCTION \1/'
     else
-        echo "check-hmma: FAILED: a tensor-core kernel has no HMMA instruction"; exit 1
+        for arch in "${archs[@]}"; do
+            "$cuda_bin/nvcc" -std=c++20 --expt-relaxed-constexpr -arch="sm_$arch" -ptx \
+                -I"$root/core/include" -I"$root/native/cuda" "$root/native/cuda/$source" -o - |
+                sed -E -e "1i ARCH $arch" -e 's/^[[:space:]]*(\.visible[[:space:]]+)?\.entry[[:space:]]+([^(]+)\(.*/FUNCTION \2/'
+        done
     fi
+}
+
+# check SOURCE KERNEL "SASS_PATTERN ..." "PTX_PATTERN ...": every pattern in every instantiation.
+check() {
+    local source=$1 kernel=$2 patterns
+    [[ -f $build_dir/native/cuda/CMakeFiles/attn_cuda.dir/$source.o ]] || { echo "check-hmma: $source.o not found in $build_dir (build attn_cuda first)"; exit 1; }
+    if [[ -x $cuobjdump ]]; then patterns=$3; else patterns=$4; fi
+    local text
+    text=$(listing "$source")
+    for pattern in $patterns; do
+        count_per_kernel "$kernel" "$pattern" "${pattern//\\/}" <<<"$text" ||
+            { echo "check-hmma: FAILED: an instantiation of $kernel has no $pattern"; exit 1; }
+    done
+}
+
+if [[ -x $cuobjdump ]]; then
+    echo "check-hmma: SASS from $cuobjdump -sass"
 else
-    echo "check-hmma: cuobjdump not found (PATH, $cuda_bin): checking the PTX for wmma.mma.sync instead"
-    echo "check-hmma: (weaker than the SASS check: install cuobjdump to see the HMMA instructions themselves)"
-    for arch in "${archs[@]}"; do
-        "$cuda_bin/nvcc" -std=c++20 --expt-relaxed-constexpr -arch="sm_$arch" -ptx \
-            -I"$root/core/include" -I"$root/native/cuda" "$root/native/cuda/flash_forward_tensor_core.cu" -o - |
-            sed -E -e "1i ARCH $arch" -e 's/^[[:space:]]*(\.visible[[:space:]]+)?\.entry[[:space:]]+([^(]+)\(.*/FUNCTION \2/'
-    done | count_per_kernel 'wmma\.mma\.sync' 'wmma.mma.sync instructions' | sort || { echo "check-hmma: FAILED: a tensor-core kernel has no wmma.mma.sync"; exit 1; }
-    echo "check-hmma: every tensor-core kernel contains wmma.mma.sync (PTX; SASS not checked)"
+    echo "check-hmma: cuobjdump not found (PATH, $cuda_bin): checking the PTX instead of the SASS"
+    echo "check-hmma: (weaker than the SASS check: install cuobjdump to see HMMA, LDSM and LDGSTS themselves)"
+fi
+check flash_forward_tensor_core.cu flash_forward_tensor_core_kernel "HMMA" 'wmma\.mma\.sync'
+check flash_forward_mma.cu flash_forward_mma_kernel "HMMA LDSM LDGSTS" \
+    'mma\.sync\.aligned\.m16n8k16 ldmatrix\.sync\.aligned\.m8n8\.x4\.shared ldmatrix\.sync\.aligned\.m8n8\.x4\.trans cp\.async\.cg\.shared\.global cp\.async\.wait_group'
+if [[ -x $cuobjdump ]]; then
+    echo "check-hmma: every tensor-core kernel contains its tensor-core and data-movement instructions (SASS)"
+else
+    echo "check-hmma: every tensor-core kernel contains its tensor-core and data-movement instructions (PTX; SASS not checked)"
 fi

@@ -41,7 +41,7 @@ double unit_roundoff(Element e) { return e == Element::fp16 ? 0x1.0p-11 : e == E
 // ---------------------------------------------------------------------------------------------
 // The kernels under test.
 
-enum class KernelId { standard_cublas, flash_fp32, flash_tc_fp16, flash_tc_bf16 };
+enum class KernelId { standard_cublas, flash_fp32, flash_tc_fp16, flash_tc_bf16, flash_mma_fp16, flash_mma_bf16 };
 
 struct CudaKernel {
     KernelId id;
@@ -62,13 +62,15 @@ struct CudaKernel {
 };
 
 // The tiles are those stated in the kernels' header comments: flash_forward_fp32.cu uses 16 query
-// rows by 32 keys, flash_forward_tensor_core.cu 64 by 64.
+// rows by 32 keys, flash_forward_tensor_core.cu (v2) and flash_forward_mma.cu (v3) 64 by 64.
 const std::vector<CudaKernel>& cuda_kernels() {
     static const std::vector<CudaKernel> kernels{
         {KernelId::standard_cublas, "standard_cublas", Element::fp32, cost::Algorithm::standard, cost::Precision::fp32, {}},
         {KernelId::flash_fp32, "flash_fp32", Element::fp32, cost::Algorithm::flash, cost::Precision::fp32, {16, 32}},
         {KernelId::flash_tc_fp16, "flash_tc_fp16", Element::fp16, cost::Algorithm::flash, cost::Precision::fp16, {64, 64}},
         {KernelId::flash_tc_bf16, "flash_tc_bf16", Element::bf16, cost::Algorithm::flash, cost::Precision::fp16, {64, 64}},
+        {KernelId::flash_mma_fp16, "flash_mma_fp16", Element::fp16, cost::Algorithm::flash, cost::Precision::fp16, {64, 64}},
+        {KernelId::flash_mma_bf16, "flash_mma_bf16", Element::bf16, cost::Algorithm::flash, cost::Precision::fp16, {64, 64}},
     };
     return kernels;
 }
@@ -105,6 +107,16 @@ void launch(const CudaKernel& kernel, const DeviceCall& c) {
             cuda::flash_forward_tensor_core(static_cast<const __nv_bfloat16*>(c.q), static_cast<const __nv_bfloat16*>(c.k),
                                             static_cast<const __nv_bfloat16*>(c.v), static_cast<__nv_bfloat16*>(c.out),
                                             c.lse, c.shape, c.options, rt.stream);
+            return;
+        case KernelId::flash_mma_fp16:
+            cuda::flash_forward_mma(static_cast<const __half*>(c.q), static_cast<const __half*>(c.k),
+                                    static_cast<const __half*>(c.v), static_cast<__half*>(c.out), c.lse, c.shape, c.options,
+                                    rt.stream);
+            return;
+        case KernelId::flash_mma_bf16:
+            cuda::flash_forward_mma(static_cast<const __nv_bfloat16*>(c.q), static_cast<const __nv_bfloat16*>(c.k),
+                                    static_cast<const __nv_bfloat16*>(c.v), static_cast<__nv_bfloat16*>(c.out), c.lse,
+                                    c.shape, c.options, rt.stream);
             return;
     }
 }

@@ -82,6 +82,14 @@ void flash_forward_tensor_core(const __nv_bfloat16* q, const __nv_bfloat16* k, c
                                __nv_bfloat16* out, float* lse, const AttentionShape& shape,
                                const KernelOptions& options, cudaStream_t stream);
 
+// v3 of the ladder, FlashAttention-2-style: mma.sync m16n8k16 with S, P and O in registers,
+// ldmatrix from XOR-swizzled shared memory, K/V double-buffered with cp.async. Same arguments,
+// limits and results as flash_forward_tensor_core. Needs sm_80 or newer.
+void flash_forward_mma(const __half* q, const __half* k, const __half* v, __half* out, float* lse,
+                       const AttentionShape& shape, const KernelOptions& options, cudaStream_t stream);
+void flash_forward_mma(const __nv_bfloat16* q, const __nv_bfloat16* k, const __nv_bfloat16* v, __nv_bfloat16* out,
+                       float* lse, const AttentionShape& shape, const KernelOptions& options, cudaStream_t stream);
+
 // The reduction step of split-K decoding: merges `splits` partial online-softmax states per row.
 // partial_m, partial_l: [rows, splits]; partial_acc: [rows, splits, value_dim] (unnormalised,
 // relative to the split's m); out: [rows, value_dim]; lse: [rows]. rows in [1, 2^31 - 1],

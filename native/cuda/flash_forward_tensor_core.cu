@@ -261,16 +261,11 @@ void launch_for_head_dim(const T* q, const T* k, const T* v, T* out, float* lse,
                          float scale, const KernelOptions& options, cudaStream_t stream) {
     auto* kernel = flash_forward_tensor_core_kernel<T, kHeadDim>;
     constexpr std::size_t bytes = SharedLayout<T, kHeadDim>::kBytes;
-    checks::shared_memory_fits("flash_forward_tensor_core", bytes);
-    if constexpr (kMutation != Mutation::kNoSharedMemoryOptIn) {
-        // Above 48 KB the kernel must opt in; once per instantiation (a function attribute
-        // persists), the first launch's thread-safe static initialisation making the call.
-        static const cudaError_t opt_in =
-            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
-        if (opt_in != cudaSuccess) {
-            throw Error(std::string("flash_forward_tensor_core: cannot reserve ") + std::to_string(bytes) +
-                        " bytes of shared memory: " + cudaGetErrorString(opt_in));
-        }
+    if constexpr (kMutation == Mutation::kNoSharedMemoryOptIn) {
+        checks::shared_memory_fits("flash_forward_tensor_core", bytes);
+    } else {
+        checks::reserve_dynamic_shared_memory<flash_forward_tensor_core_kernel<T, kHeadDim>>("flash_forward_tensor_core",
+                                                                                              bytes);
     }
     const dim3 grid((shape.q_len + kBlockQ - 1) / kBlockQ, shape.q_heads, shape.batch);
     launch_kernel("flash_forward_tensor_core_kernel", kernel, grid, dim3(kWarps * kWarpSize), bytes, stream, q, k, v,
@@ -281,20 +276,7 @@ template <class T>
 void flash_forward_tensor_core_any(const T* q, const T* k, const T* v, T* out, float* lse, const AttentionShape& shape,
                                    const KernelOptions& options, cudaStream_t stream) {
     const float scale = checks::shape_and_options(shape, options);
-    if (shape.head_dim != 64 && shape.head_dim != 128) {
-        throw Error("head_dim must be 64 or 128, got " + std::to_string(shape.head_dim));
-    }
-    if (shape.value_dim != shape.head_dim) {
-        throw Error("value_dim must equal head_dim (" + std::to_string(shape.head_dim) + "), got " +
-                    std::to_string(shape.value_dim));
-    }
-    const std::pair<const char*, const void*> pointers[] = {{"q", q}, {"k", k}, {"v", v}, {"out", out}};
-    for (const auto& [name, pointer] : pointers) {
-        checks::not_null(name, pointer);
-        if (reinterpret_cast<std::uintptr_t>(pointer) % 16 != 0) {
-            throw Error(std::string(name) + " must be 16-byte aligned (vector loads)");
-        }
-    }
+    checks::sixteen_bit_flash_arguments(shape, q, k, v, out);
     if (shape.head_dim == 64) {
         launch_for_head_dim<T, 64>(q, k, v, out, lse, shape, scale, options, stream);
     } else {

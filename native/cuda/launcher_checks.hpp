@@ -2,8 +2,10 @@
 // Argument validation shared by the launchers in attention_kernels.hpp (host code only).
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
 
 #include "attention_kernels.hpp"
 #include "attn/error.hpp"
@@ -68,6 +70,42 @@ inline void shared_memory_fits(const char* kernel, std::size_t bytes) {
     if (bytes > static_cast<std::size_t>(max_bytes)) {
         throw Error(std::string(kernel) + ": needs " + std::to_string(bytes) +
                     " bytes of shared memory per block, the device allows at most " + std::to_string(max_bytes));
+    }
+}
+
+// The arguments of the 16-bit flash kernels (v2 tensor_core, v3 mma): head_dim == value_dim,
+// 64 or 128; q, k, v, out non-null and 16-byte aligned (they are read and written in 16-byte
+// vectors).
+inline void sixteen_bit_flash_arguments(const AttentionShape& shape, const void* q, const void* k, const void* v,
+                                        const void* out) {
+    if (shape.head_dim != 64 && shape.head_dim != 128) {
+        throw Error("head_dim must be 64 or 128, got " + std::to_string(shape.head_dim));
+    }
+    if (shape.value_dim != shape.head_dim) {
+        throw Error("value_dim must equal head_dim (" + std::to_string(shape.head_dim) + "), got " +
+                    std::to_string(shape.value_dim));
+    }
+    const std::pair<const char*, const void*> pointers[] = {{"q", q}, {"k", k}, {"v", v}, {"out", out}};
+    for (const auto& [name, pointer] : pointers) {
+        not_null(name, pointer);
+        if (reinterpret_cast<std::uintptr_t>(pointer) % 16 != 0) {
+            throw Error(std::string(name) + " must be 16-byte aligned (vector loads)");
+        }
+    }
+}
+
+// Lets kKernel use `bytes` of dynamic shared memory: checked against the device's maximum, then
+// opted into above the 48 KB default. The attribute persists, so it is set once per kernel
+// (kKernel makes the static one per instantiation), by the first launch's thread-safe static
+// initialisation.
+template <auto kKernel>
+void reserve_dynamic_shared_memory(const char* name, std::size_t bytes) {
+    shared_memory_fits(name, bytes);
+    static const cudaError_t opt_in =
+        cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
+    if (opt_in != cudaSuccess) {
+        throw Error(std::string(name) + ": cannot reserve " + std::to_string(bytes) +
+                    " bytes of shared memory: " + cudaGetErrorString(opt_in));
     }
 }
 

@@ -79,6 +79,8 @@ double max_abs_diff(const A& a, const B& b) {
     double worst = 0;
     for (std::size_t n = 0; n < a.size(); ++n) {
         const double x = static_cast<double>(a[n]), y = static_cast<double>(b[n]);
+        if (std::isnan(x) != std::isnan(y)) return INFINITY;  // std::max would drop a NaN difference
+        if (std::isnan(x)) continue;
         if (std::isinf(x) || std::isinf(y)) {
             if (x != y) return INFINITY;
             continue;

@@ -76,4 +76,61 @@ inline double round_to_float(double x) { return static_cast<float>(x); }
 inline double round_to_half(double x) { return __half2float(__float2half_rn(static_cast<float>(x))); }
 inline double round_to_bfloat16(double x) { return __bfloat162float(__float2bfloat16_rn(static_cast<float>(x))); }
 
+// The 16-bit input types of the tensor-core kernels, with their output tolerances against sdpa in
+// double on inputs pre-rounded to the type. u is the unit roundoff (FP16 2^-11, BF16 2^-8): the
+// kernels round the softmax weights to the input type before P V (error <= u * sum_j p_j |v_j| / l,
+// and |v| < 5 here) and round the output (error <= u |O|, |O| < 5): 6u covers both with margin,
+// 3e-3 for FP16 and 2.4e-2 for BF16. lse comes from FP32 scores of exactly representable inputs
+// (products of 16-bit values are exact in FP32), so only FP32 summation error remains: 1e-4.
+struct HalfType {
+    using T = __half;
+    static constexpr double kOutputTolerance = 3e-3;
+    static T from_double(double x) { return __float2half_rn(static_cast<float>(x)); }
+    static double to_double(T x) { return __half2float(x); }
+    static double round(double x) { return round_to_half(x); }
+};
+
+struct Bfloat16Type {
+    using T = __nv_bfloat16;
+    static constexpr double kOutputTolerance = 2.4e-2;
+    static T from_double(double x) { return __float2bfloat16_rn(static_cast<float>(x)); }
+    static double to_double(T x) { return __bfloat162float(x); }
+    static double round(double x) { return round_to_bfloat16(x); }
+};
+
+inline constexpr double kSixteenBitLseTolerance = 1e-4;
+
+struct FlashErrors {
+    double output, lse;  // max |kernel - sdpa| over the output and over lse
+};
+
+// Runs a 16-bit flash kernel, launch(q, k, v, out, lse, shape, options) (flash_forward_tensor_core
+// or flash_forward_mma), on case c with inputs from `seed`, and measures it against sdpa. out and
+// lse start as -1, so a row the kernel never writes is an error.
+template <class Type, class Launch>
+FlashErrors sixteen_bit_flash_errors(const KernelCase& c, std::uint64_t seed, Launch launch) {
+    using T = typename Type::T;
+    const KernelProblem p = make_problem(c, seed, Type::round);
+    const auto q = converted<T>(p.inputs.q.data, Type::from_double);
+    const auto k = converted<T>(p.inputs.k.data, Type::from_double);
+    const auto v = converted<T>(p.inputs.v.data, Type::from_double);
+    std::vector<T> out(std::size_t(c.batch) * c.q_heads * c.q_len * c.value_dim, Type::from_double(-1.0));
+    std::vector<float> lse(std::size_t(c.batch) * c.q_heads * c.q_len, -1.0f);
+    launch(q.data(), k.data(), v.data(), out.data(), lse.data(), c.shape(), p.kernel_options);
+    const auto ref = sdpa(p.inputs.q, p.inputs.k, p.inputs.v, p.reference_options);
+    std::vector<double> out_values;
+    for (T x : out) out_values.push_back(Type::to_double(x));
+    return {max_abs_diff(out_values, ref.output.data), max_abs_diff(widened(lse), ref.lse)};
+}
+
+// sixteen_bit_flash_errors within the stated tolerances, the seed and case printed on failure.
+template <class Type, class Launch>
+void check_sixteen_bit_flash_kernel(const KernelCase& c, Launch launch) {
+    const std::uint64_t seed = next_seed();
+    INFO("seed " << seed << ", " << c.str());
+    const FlashErrors e = sixteen_bit_flash_errors<Type>(c, seed, launch);
+    CHECK(e.output < Type::kOutputTolerance);
+    CHECK(e.lse < kSixteenBitLseTolerance);
+}
+
 }  // namespace attn::test

@@ -1,12 +1,7 @@
 // The tensor-core flash kernel (native/cuda/flash_forward_tensor_core.cu), run under the CPU
 // emulation with emulated WMMA, against sdpa in double on inputs pre-rounded to FP16 or BF16.
 //
-// Tolerances, with u the unit roundoff of the type (FP16 2^-11, BF16 2^-8): the kernel rounds
-// the softmax weights to the input type before P V (error <= u * sum_j p_j |v_j| / l, and
-// |v| < 5 here) and rounds the output (error <= u |O|, |O| < 5): 6u covers both with margin,
-// 3e-3 for FP16 and 2.4e-2 for BF16. lse is computed from FP32 scores of exactly representable
-// inputs (products of 16-bit values are exact in FP32), so only FP32 summation error remains:
-// 1e-4 for both.
+// Tolerances: HalfType and Bfloat16Type in kernel_test_support.hpp.
 #include <doctest/doctest.h>
 
 #include "kernel_test_support.hpp"
@@ -16,42 +11,9 @@ namespace {
 using namespace attn;
 using namespace attn::test;
 
-struct HalfType {
-    using T = __half;
-    static constexpr double kOutputTolerance = 3e-3;
-    static T from_double(double x) { return __float2half_rn(static_cast<float>(x)); }
-    static double to_double(T x) { return __half2float(x); }
-    static double round(double x) { return round_to_half(x); }
-};
-
-struct Bfloat16Type {
-    using T = __nv_bfloat16;
-    static constexpr double kOutputTolerance = 2.4e-2;
-    static T from_double(double x) { return __float2bfloat16_rn(static_cast<float>(x)); }
-    static double to_double(T x) { return __bfloat162float(x); }
-    static double round(double x) { return round_to_bfloat16(x); }
-};
-
-constexpr double kLseTolerance = 1e-4;
-
 template <class Type>
 void check_tensor_core_kernel(const KernelCase& c) {
-    using T = typename Type::T;
-    const std::uint64_t seed = next_seed();
-    INFO("seed " << seed << ", " << c.str());
-    const KernelProblem p = make_problem(c, seed, Type::round);
-    const auto q = converted<T>(p.inputs.q.data, Type::from_double);
-    const auto k = converted<T>(p.inputs.k.data, Type::from_double);
-    const auto v = converted<T>(p.inputs.v.data, Type::from_double);
-    std::vector<T> out(std::size_t(c.batch) * c.q_heads * c.q_len * c.value_dim, Type::from_double(-1.0));
-    std::vector<float> lse(std::size_t(c.batch) * c.q_heads * c.q_len, -1.0f);
-    cuda::flash_forward_tensor_core(q.data(), k.data(), v.data(), out.data(), lse.data(), c.shape(), p.kernel_options,
-                                    nullptr);
-    const auto ref = sdpa(p.inputs.q, p.inputs.k, p.inputs.v, p.reference_options);
-    std::vector<double> out_values;
-    for (T x : out) out_values.push_back(Type::to_double(x));
-    CHECK(max_abs_diff(out_values, ref.output.data) < Type::kOutputTolerance);
-    CHECK(max_abs_diff(widened(lse), ref.lse) < kLseTolerance);
+    check_sixteen_bit_flash_kernel<Type>(c, [](auto... args) { cuda::flash_forward_tensor_core(args..., nullptr); });
 }
 
 template <class Type>

@@ -36,6 +36,9 @@
 //    leading dimension that is a multiple of 16 bytes (CUDA Programming Guide, "Warp Matrix
 //    Functions"); 16-byte vector copies need 16-byte aligned addresses. A violation fails the
 //    launch with cudaErrorMisalignedAddress, as the hardware's misaligned access does.
+//  * The PTX warp-level instructions of ptx_primitives.hpp (mma.sync, ldmatrix, cp.async) are in
+//    ptx_emulation.hpp; lanes that need each other's registers or addresses exchange them with
+//    warp_gather below, which like a shuffle orders no memory.
 //  * __half and __nv_bfloat16 are NVIDIA's own types from cuda_fp16.h / cuda_bf16.h, whose
 //    conversions also compile for the host: rounding is the GPU's round-to-nearest-even.
 //  * Launch errors (bad block size, too much shared memory) and errors found while the kernel
@@ -49,6 +52,7 @@
 #include <cuda_fp16.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <barrier>
 #include <cstddef>
@@ -70,6 +74,10 @@
 // give every thread its own copy. Function-local statics give the block one shared copy.
 #undef __shared__
 #define __shared__ static
+// Launch bounds only steer nvcc's register allocation.
+#if !defined(__launch_bounds__)
+#define __launch_bounds__(...)
+#endif
 
 #if defined(__SANITIZE_THREAD__)
 #define ATTN_EMULATION_TSAN 1
@@ -100,6 +108,8 @@ inline constexpr bool kThreadSanitizer = false;
 inline constexpr std::size_t kDefaultSharedBytes = 48 * 1024;
 // The largest base alignment a kernel may declare for its dynamic shared memory.
 inline constexpr std::size_t kMaxSharedAlignment = 128;
+// The largest value one lane contributes to a warp_gather (an mma.sync's A and B fragments).
+inline constexpr std::size_t kGatherWords = 4;
 
 // The emulated device's limits (CUDA Programming Guide, "Compute Capabilities", technical
 // specifications: maximum shared memory per thread block 163 KB for 8.0, 227 KB for 9.0; SM
@@ -169,6 +179,7 @@ struct BlockContext {
     explicit BlockContext(unsigned threads, std::size_t shared_bytes)
         : block_barrier(threads, PublishToBlock{this}),
           exchange(2 * std::size_t{threads}),
+          gather_slots(2 * std::size_t{threads} * kGatherWords),
           shared_storage(shared_bytes + 2 * kMaxSharedAlignment),
           published(threads / kWarpSize, std::vector<unsigned char>(shared_storage.size())) {
         for (unsigned w = 0; w < threads / kWarpSize; ++w) {
@@ -180,6 +191,7 @@ struct BlockContext {
     std::vector<std::unique_ptr<std::barrier<PublishToWarp>>> warp_barriers;
     std::vector<std::unique_ptr<WarpRendezvous>> shuffle_rendezvous;
     std::vector<std::atomic<std::uint64_t>> exchange;  // two shuffle slots per thread (see __shfl_sync)
+    std::vector<std::atomic<std::uint64_t>> gather_slots;  // two warp_gather slots per thread, alike
     std::vector<unsigned char> shared_storage;  // dynamic shared memory plus room to place its base
     // Per warp: dynamic shared memory as of the warp's last barrier.
     std::vector<std::vector<unsigned char>> published;
@@ -222,10 +234,25 @@ inline void PublishToBlock::operator()() const noexcept {
     for (unsigned w = 0; w < block->published.size(); ++w) block->publish(w);
 }
 
+// A cp.async issued by a thread and not yet waited for: 16 bytes from `source` (or zeros) to
+// `destination`, copied only when a cp.async.wait_group retires its group (see mma_emulation.hpp).
+struct AsyncCopy {
+    void* destination;
+    const void* source;  // null: zero-fill (src-size 0)
+};
+
+// The thread's cp.async state: copies not yet committed, and committed groups oldest first.
+struct AsyncCopies {
+    std::vector<AsyncCopy> uncommitted;
+    std::vector<std::vector<AsyncCopy>> groups;
+};
+
 struct ThreadContext {
     BlockContext* block = nullptr;
     unsigned linear = 0;  // threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)
     unsigned shuffles = 0;  // shuffles this thread has made; their parity picks the exchange slot
+    unsigned gathers = 0;   // warp_gathers alike
+    AsyncCopies async;      // emptied before every block: a copy never lands in another block's memory
 };
 
 inline thread_local ThreadContext current_thread;
@@ -357,6 +384,43 @@ T __shfl_xor_sync(unsigned mask, T value, int lane_mask, int width = 32) {
     return __shfl_sync(mask, value, lane ^ lane_mask, width);
 }
 
+namespace attn::cuda_emulation {
+
+// Every lane's `value`, indexed by lane: the building block of the emulated warp-collective
+// instructions (mma.sync, ldmatrix) that read other lanes' registers. One rendezvous, with two
+// slots per lane used alternately, as in __shfl_sync; like a shuffle it orders no memory.
+template <class T>
+std::array<T, kWarpSize> warp_gather(const T& value) {
+    static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= kGatherWords * sizeof(std::uint64_t));
+    ThreadContext& self = current_thread;
+    const unsigned warp_base = self.linear - lane_id();
+    std::atomic<std::uint64_t>* slots =
+        self.block->gather_slots.data() + (self.gathers++ % 2) * self.block->gather_slots.size() / 2;
+    std::uint64_t words[kGatherWords] = {};
+    std::memcpy(words, &value, sizeof(T));
+    for (std::size_t w = 0; w < kGatherWords; ++w) {
+        slots[self.linear * kGatherWords + w].store(words[w], std::memory_order_relaxed);
+    }
+    shuffle_rendezvous();
+    std::array<T, kWarpSize> all;
+    for (unsigned lane = 0; lane < kWarpSize; ++lane) {
+        for (std::size_t w = 0; w < kGatherWords; ++w) {
+            words[w] = slots[(warp_base + lane) * kGatherWords + w].load(std::memory_order_relaxed);
+        }
+        std::memcpy(&all[lane], words, sizeof(T));
+    }
+    return all;
+}
+
+// Whether [p, p + bytes) lies in the running block's dynamic shared memory.
+inline bool in_dynamic_shared(const void* p, std::size_t bytes) {
+    const auto* first = static_cast<const unsigned char*>(p);
+    const std::vector<unsigned char>& storage = current_thread.block->shared_storage;
+    return first >= storage.data() && first + bytes <= storage.data() + storage.size();
+}
+
+}  // namespace attn::cuda_emulation
+
 inline cudaError_t cudaGetLastError() {
     const cudaError_t e = attn::cuda_emulation::last_error;
     attn::cuda_emulation::last_error = cudaSuccess;
@@ -479,12 +543,13 @@ void run_grid(void (*kernel)(Params...), dim3 grid, dim3 block, std::size_t shar
         workers.reserve(threads);
         for (unsigned t = 0; t < threads; ++t) {
             workers.emplace_back([&, t] {
-                current_thread = {&context, t, 0};
+                current_thread = {&context, t, 0, 0, {}};
                 threadIdx = dim3(t % block.x, t / block.x % block.y, t / (block.x * block.y));
                 blockDim = block;
                 gridDim = grid;
                 while (!done) {
                     blockIdx = next;
+                    current_thread.async = {};
                     std::apply(kernel, params);
                     between_blocks.arrive_and_wait();
                 }
