@@ -37,23 +37,29 @@ constexpr std::size_t kScoreKeys = kVec / kScoreHeads;
 constexpr std::size_t kPvHeads = 4;
 constexpr std::size_t kPvVecs = detail::kVecRegisters / 8;  // 4 x 4 of 32 registers, 4 x 2 of 16
 static_assert(kChunk % kScoreKeys == 0);
-// Split-KV (Flash-Decoding): a (sequence, KV head) pair's context is cut into partitions of at
-// least kMinPartitionTokens, so that the whole call has about kTargetTasks tasks -- enough to keep
-// up to that many threads busy when there are fewer pairs than threads (batch 1, 8 KV heads), few
-// enough that merging the partial states costs nothing measurable. The cut depends on the problem
-// only, never on the thread count, so every thread count gives the same result bit for bit.
-constexpr std::size_t kMinPartitionTokens = 512;
+// Split-KV (Flash-Decoding): a task's context is cut into partitions of at least kMinTaskWork
+// (token, KV head) steps, so that the whole call has about kTargetTasks tasks -- enough to keep up
+// to that many threads busy when there are fewer (sequence, KV head) pairs than threads (batch 1,
+// 8 KV heads), few enough that merging the partial states costs nothing measurable. The cut
+// depends on the problem only, never on the thread count, so every thread count gives the same
+// result bit for bit.
+constexpr std::size_t kMinTaskWork = 512;
 constexpr std::size_t kTargetTasks = 64;
 
 struct Problem {
     std::size_t q_heads, kv_heads, group, d, dv, block_size;
     float scale_log2e;
+    // KV heads per task: all of them when a block holds fewer than kChunk tokens (a paged cache).
+    // A block's rows of every head lie together in the pool ([num_blocks, kv_heads, block_size,
+    // dim]), so walking the heads inside each chunk reads the pool in long runs; one head per task
+    // walks a long block (a contiguous cache) in one run instead.
+    std::size_t task_heads;
 };
 
-// One task: the tokens [begin, end) of sequence `seq` for KV head `kvh` and its group of query
-// heads; `part` of the pair's `parts` partitions.
+// One task: the tokens [begin, end) of sequence `seq` for KV heads [kvh, kvh + task_heads) and
+// their query heads; `part` of the unit's `parts` partitions (a unit = sequence x head range).
 struct Task {
-    std::size_t seq, kvh, begin, end, part, parts, pair;
+    std::size_t seq, kvh, begin, end, part, parts, unit;
 };
 
 // The K and V rows of up to kChunk visible tokens, in token order (masked tokens are left out:
@@ -71,8 +77,8 @@ struct Scratch {
     AlignedFloats q, scores, acc;
     std::vector<float> m, l, alpha;
     Chunk chunks[2];
-    Scratch(std::size_t group, std::size_t d, std::size_t dv)
-        : q(group * d), scores(group * kChunk), acc(group * dv), m(group), l(group), alpha(group) {}
+    Scratch(std::size_t heads, std::size_t group, std::size_t d, std::size_t dv)
+        : q(heads * d), scores(group * kChunk), acc(heads * dv), m(heads), l(heads), alpha(heads) {}
 };
 
 // Collects the rows of the next visible tokens from `t` (up to `end`, at most kChunk) into c,
@@ -209,13 +215,18 @@ float max_lane(Vec v) {
     return m;
 }
 
-// Folds one chunk of visible keys into every head's state (online_softmax::update's math for a
-// whole chunk, exp2 of log2-scaled scores). Returns false if a score came out non-finite.
-bool fold_chunk(const Problem& p, Scratch& w, const Chunk& c) {
+// Folds one chunk of visible keys of one KV head into the states of its group's query heads, the
+// task's heads [h0, h0 + group) (online_softmax::update's math for a whole chunk, exp2 of
+// log2-scaled scores). Returns false if a score came out non-finite.
+bool fold_chunk(const Problem& p, Scratch& w, std::size_t h0, const Chunk& c) {
     static_assert(kChunk % kVec == 0);
     const std::size_t G = p.group, D = p.d, Dv = p.dv;
     float* const sc = w.scores.data();
-    const float* const q = w.q.data();
+    const float* const q = w.q.data() + h0 * D;
+    float* const m = w.m.data() + h0;
+    float* const l = w.l.data() + h0;
+    float* const alpha = w.alpha.data() + h0;
+    float* const acc = w.acc.data() + h0 * Dv;
     Vec check{};
     for_head_runs<kScoreHeads>(G, [&]<std::size_t H>(std::size_t g0) {
         score_heads<H>(q + g0 * D, D, c, sc + g0 * kChunk, check);
@@ -229,16 +240,16 @@ bool fold_chunk(const Problem& p, Scratch& w, const Chunk& c) {
             const Vec x = load_vec(s + j);
             top = x > top ? x : top;
         }
-        const float m_new = std::max(w.m[g], max_lane(top));  // finite: the chunk is not empty
-        w.alpha[g] = fast_exp2(w.m[g] - m_new);              // exp2(-inf) = 0 for an empty state
+        const float m_new = std::max(m[g], max_lane(top));  // finite: the chunk is not empty
+        alpha[g] = fast_exp2(m[g] - m_new);                // exp2(-inf) = 0 for an empty state
         for (std::size_t j = 0; j < kChunk; ++j) s[j] = fast_exp2(s[j] - m_new);
         Vec sum = load_vec(s);
         for (std::size_t j = kVec; j < kChunk; j += kVec) sum += load_vec(s + j);
-        w.l[g] = w.l[g] * w.alpha[g] + detail::sum_lanes<1>({sum})[0];
-        w.m[g] = m_new;
+        l[g] = l[g] * alpha[g] + detail::sum_lanes<1>({sum})[0];
+        m[g] = m_new;
     }
     for_head_runs<kPvHeads>(G, [&]<std::size_t H>(std::size_t g0) {
-        pv_heads<H>(sc + g0 * kChunk, w.alpha.data() + g0, c, w.acc.data() + g0 * Dv, Dv);
+        pv_heads<H>(sc + g0 * kChunk, alpha + g0, c, acc + g0 * Dv, Dv);
     });
     alignas(sizeof(Vec)) float lanes[kVec];
     store_vec(lanes, check);
@@ -247,25 +258,33 @@ bool fold_chunk(const Problem& p, Scratch& w, const Chunk& c) {
     return finite;
 }
 
-// Walks the task's tokens chunk by chunk, gathering and prefetching the next chunk before folding
-// the current one. Leaves each head's state in w; returns false if a score came out non-finite.
+// Walks the task's tokens chunk by chunk, and in each chunk its KV heads one after the other,
+// gathering and prefetching the next (chunk, head) step before folding the current one. Leaves
+// each query head's state in w (task-relative heads); returns false if a score came out non-finite.
 bool run_walk(const Tensor4<float>& q, const Tensor4<float>& key_pool, const Tensor4<float>& value_pool,
               const PagedSequence& seq, const Task& task, const Problem& p, Scratch& w) {
-    const std::size_t G = p.group, D = p.d;
-    for (std::size_t g = 0; g < G; ++g) {
-        const float* qh = q.row(task.seq, task.kvh * G + g, 0);
-        for (std::size_t c = 0; c < D; ++c) w.q.data()[g * D + c] = qh[c] * p.scale_log2e;
+    const std::size_t G = p.group, D = p.d, heads = p.task_heads * G;
+    for (std::size_t h = 0; h < heads; ++h) {
+        const float* qh = q.row(task.seq, task.kvh * G + h, 0);
+        for (std::size_t c = 0; c < D; ++c) w.q.data()[h * D + c] = qh[c] * p.scale_log2e;
     }
-    std::fill(w.acc.data(), w.acc.data() + G * p.dv, 0.0f);
+    std::fill(w.acc.data(), w.acc.data() + heads * p.dv, 0.0f);
     std::fill(w.m.begin(), w.m.end(), kNegInf);
     std::fill(w.l.begin(), w.l.end(), 0.0f);
     bool finite = true;
-    std::size_t t = gather(key_pool, value_pool, seq, task.kvh, p.block_size, task.begin, task.end, w.chunks[0]);
+    // The current step: KV head task.kvh + k over the chunk of tokens [start, end).
+    std::size_t start = task.begin, k = 0;
+    std::size_t end = gather(key_pool, value_pool, seq, task.kvh, p.block_size, start, task.end, w.chunks[0]);
     for (std::size_t i = 0; w.chunks[i % 2].rows > 0; ++i) {
+        // Every head sees the same tokens: a chunk with no visible token ends the walk for all.
+        const bool last_head = k + 1 == p.task_heads;
+        const std::size_t next_start = last_head ? end : start, next_k = last_head ? 0 : k + 1;
         Chunk& next = w.chunks[(i + 1) % 2];
-        t = gather(key_pool, value_pool, seq, task.kvh, p.block_size, t, task.end, next);
+        const std::size_t next_end =
+            gather(key_pool, value_pool, seq, task.kvh + next_k, p.block_size, next_start, task.end, next);
         prefetch(next, D, p.dv);
-        finite = fold_chunk(p, w, w.chunks[i % 2]) && finite;
+        finite = fold_chunk(p, w, k * G, w.chunks[i % 2]) && finite;
+        start = next_start, end = next_end, k = next_k;
     }
     return finite;
 }
@@ -282,42 +301,47 @@ FastPagedDecodeResult paged_decode_fast(const Tensor4<float>& q, const Tensor4<f
     }
     const Shape4& qs = q.shape;
     const std::size_t kv_heads = key_pool.shape.heads;
-    const Problem p{qs.heads, kv_heads, qs.heads / kv_heads, qs.dim, value_pool.shape.dim, key_pool.shape.seq,
+    const std::size_t block_size = key_pool.shape.seq;
+    const Problem p{qs.heads, kv_heads, qs.heads / kv_heads, qs.dim, value_pool.shape.dim, block_size,
                     static_cast<float>(options.scale.value_or(1.0 / std::sqrt(static_cast<double>(qs.dim))) *
-                                       std::numbers::log2e)};
+                                       std::numbers::log2e),
+                    block_size < kChunk ? kv_heads : 1};
     FastPagedDecodeResult r{Tensor4<float>({qs.batch, qs.heads, 1, p.dv}), std::vector<float>(qs.batch * qs.heads)};
 
-    // The partitions (64-bit sums: in wasm32 a size_t total of many long sequences could wrap).
-    std::uint64_t total_tokens = 0;
-    for (const PagedSequence& s : sequences) total_tokens += std::uint64_t{s.context_len} * kv_heads;
-    std::uint64_t partition = std::max<std::uint64_t>(kMinPartitionTokens, (total_tokens + kTargetTasks - 1) / kTargetTasks);
-    partition = (partition + kChunk - 1) / kChunk * kChunk;
+    // The partitions, sized in (token, KV head) steps of work (64-bit sums: in wasm32 a size_t
+    // total of many long sequences could wrap).
+    std::uint64_t total_work = 0;
+    for (const PagedSequence& s : sequences) total_work += std::uint64_t{s.context_len} * kv_heads;
+    const std::uint64_t task_work = std::max<std::uint64_t>(kMinTaskWork, (total_work + kTargetTasks - 1) / kTargetTasks);
+    const std::uint64_t partition = ((task_work + p.task_heads - 1) / p.task_heads + kChunk - 1) / kChunk * kChunk;
+    const std::size_t head_ranges = kv_heads / p.task_heads;
     std::vector<Task> tasks;
     bool split = false;
     for (std::size_t s = 0; s < sequences.size(); ++s) {
         const std::size_t len = sequences[s].context_len;
         const auto parts = static_cast<std::size_t>((len + partition - 1) / partition);
+        // Even cuts on chunk boundaries: the last partition is the shortest.
+        const std::size_t per = (len + parts - 1) / parts, step = (per + kChunk - 1) / kChunk * kChunk;
         split = split || parts > 1;
-        for (std::size_t kvh = 0; kvh < kv_heads; ++kvh) {
+        for (std::size_t range = 0; range < head_ranges; ++range) {
             for (std::size_t part = 0; part < parts; ++part) {
-                // Even cuts on chunk boundaries: the last partition is the shortest.
-                const std::size_t per = (len + parts - 1) / parts, step = (per + kChunk - 1) / kChunk * kChunk;
-                tasks.push_back({s, kvh, std::min(len, part * step), std::min(len, (part + 1) * step), part, parts,
-                                 s * kv_heads + kvh});
+                tasks.push_back({s, range * p.task_heads, std::min(len, part * step), std::min(len, (part + 1) * step),
+                                 part, parts, s * head_ranges + range});
             }
         }
     }
-    // A split pair's partitions leave their states here (m in natural units, l, then acc, per head);
-    // the last one to finish merges them in partition order.
-    const std::size_t state_floats = p.group * (p.dv + 2);
+    // A split unit's partitions leave their states here (per query head: m in natural units, l,
+    // then acc); the last one to finish merges them in partition order.
+    const std::size_t task_q_heads = p.task_heads * p.group, head_floats = p.dv + 2;
+    const std::size_t state_floats = task_q_heads * head_floats;
     std::vector<float> partials(split ? tasks.size() * state_floats : 0);
-    std::vector<std::atomic<std::size_t>> unfinished(sequences.size() * kv_heads);
-    for (const Task& t : tasks) unfinished[t.pair].store(t.parts, std::memory_order_relaxed);
+    std::vector<std::atomic<std::size_t>> unfinished(sequences.size() * head_ranges);
+    for (const Task& t : tasks) unfinished[t.unit].store(t.parts, std::memory_order_relaxed);
 
     std::vector<Scratch> scratch;
     const std::size_t workers = detail::worker_count(options.num_threads, tasks.size());
     scratch.reserve(workers);
-    for (std::size_t w = 0; w < workers; ++w) scratch.emplace_back(p.group, p.d, p.dv);
+    for (std::size_t w = 0; w < workers; ++w) scratch.emplace_back(task_q_heads, p.group, p.d, p.dv);
 
     // The first sequence whose walk met a non-finite score or output (sequences.size() = none).
     std::atomic<std::size_t> bad_sequence{sequences.size()};
@@ -325,11 +349,12 @@ FastPagedDecodeResult paged_decode_fast(const Tensor4<float>& q, const Tensor4<f
         std::size_t none = sequences.size();
         bad_sequence.compare_exchange_strong(none, s);
     };
-    // Normalises one head's merged state into the output: acc / l and lse = m + ln l.
-    const auto finalize = [&](const Task& t, std::size_t g, online_softmax::State<float> state, const float* acc) {
-        const std::size_t h = t.kvh * p.group + g;
-        float* out = r.output.row(t.seq, h, 0);
-        float& lse = r.lse[t.seq * p.q_heads + h];
+    // Normalises the merged state of the task's query head h into the output: acc / l and
+    // lse = m + ln l.
+    const auto finalize = [&](const Task& t, std::size_t h, online_softmax::State<float> state, const float* acc) {
+        const std::size_t head = t.kvh * p.group + h;
+        float* out = r.output.row(t.seq, head, 0);
+        float& lse = r.lse[t.seq * p.q_heads + head];
         lse = online_softmax::finalize(state, acc, p.dv, out);
         bool finite = !std::isnan(lse) && lse != INFINITY;
         for (std::size_t c = 0; c < p.dv; ++c) finite = finite && std::isfinite(out[c]);
@@ -340,28 +365,28 @@ FastPagedDecodeResult paged_decode_fast(const Tensor4<float>& q, const Tensor4<f
         const Task& t = tasks[index];
         if (!run_walk(q, key_pool, value_pool, sequences[t.seq], t, p, w)) report_bad(t.seq);
         if (t.parts == 1) {
-            for (std::size_t g = 0; g < p.group; ++g) finalize(t, g, {w.m[g] * ln2, w.l[g]}, w.acc.data() + g * p.dv);
+            for (std::size_t h = 0; h < task_q_heads; ++h) finalize(t, h, {w.m[h] * ln2, w.l[h]}, w.acc.data() + h * p.dv);
             return;
         }
         float* mine = partials.data() + index * state_floats;
-        for (std::size_t g = 0; g < p.group; ++g) {
-            mine[g * (p.dv + 2)] = w.m[g] * ln2;
-            mine[g * (p.dv + 2) + 1] = w.l[g];
-            std::copy_n(w.acc.data() + g * p.dv, p.dv, mine + g * (p.dv + 2) + 2);
+        for (std::size_t h = 0; h < task_q_heads; ++h) {
+            mine[h * head_floats] = w.m[h] * ln2;
+            mine[h * head_floats + 1] = w.l[h];
+            std::copy_n(w.acc.data() + h * p.dv, p.dv, mine + h * head_floats + 2);
         }
         // acq_rel: the merging task sees every other partition's writes.
-        if (unfinished[t.pair].fetch_sub(1, std::memory_order_acq_rel) != 1) return;
-        const float* first = partials.data() + (index - t.part) * state_floats;  // the pair's tasks are adjacent
-        for (std::size_t g = 0; g < p.group; ++g) {
-            const float* s0 = first + g * (p.dv + 2);
+        if (unfinished[t.unit].fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+        const float* first = partials.data() + (index - t.part) * state_floats;  // the unit's tasks are adjacent
+        for (std::size_t h = 0; h < task_q_heads; ++h) {
+            const float* s0 = first + h * head_floats;
             online_softmax::State<float> state{s0[0], s0[1]};
-            float* acc = w.acc.data() + g * p.dv;
+            float* acc = w.acc.data() + h * p.dv;
             std::copy_n(s0 + 2, p.dv, acc);
             for (std::size_t part = 1; part < t.parts; ++part) {
                 const float* sp = s0 + part * state_floats;
                 online_softmax::merge(state, acc, online_softmax::State<float>{sp[0], sp[1]}, sp + 2, p.dv);
             }
-            finalize(t, g, state, acc);
+            finalize(t, h, state, acc);
         }
     });
     if (const std::size_t s = bad_sequence.load(); s != sequences.size()) {
