@@ -68,7 +68,7 @@ TEST_CASE("paged decode fast: equals dense attention in double, odd lengths, blo
 
 TEST_CASE("paged decode fast: Llama-like GQA groups and odd ones at long contexts split across partitions") {
     // 1000+ tokens of one KV head: the context is cut into partitions of >= 512 tokens whose
-    // states are merged. Group sizes 4 (Llama 3 8B) and 8 (70B) at head_dim 128, and odd ones.
+    // states are merged (a contiguous cache's heads are walked one per task, a paged one's together). Group sizes 4 (Llama 3 8B) and 8 (70B) at head_dim 128, and odd ones.
     const std::vector<std::size_t> lens{1, 16, 1000, 5003};
     for (const Case& c : {Case{4, 1, 128, 128, 16}, Case{8, 1, 128, 128, 16}, Case{8, 1, 128, 128, 5003},
                           Case{7, 1, 64, 64, 16}, Case{5, 1, 96, 80, 32}, Case{3, 1, 128, 128, 1}}) {
@@ -79,8 +79,8 @@ TEST_CASE("paged decode fast: Llama-like GQA groups and odd ones at long context
 }
 
 TEST_CASE("paged decode fast: sliding windows leave whole partitions without a visible key") {
-    // 4,099 tokens in partitions of 512 with only the last 700 visible: the early partitions' states
-    // stay empty and merge as the identity; a window of 1 sees one key.
+    // 4,099 tokens in partitions of 256 or 512 with only the last 700 visible: the early partitions'
+    // states stay empty and merge as the identity; a window of 1 sees one key.
     for (std::size_t window : {std::size_t{700}, std::size_t{1}}) {
         check_against_dense(Case{8, 2, 128, 128, 16}, {4099, 17}, 0, window);
         check_against_dense(Case{5, 1, 33, 17, 3}, {4099, 1}, 3, window);
