@@ -1,7 +1,9 @@
-// The optimised CPU paged decode (GQA-packed, threaded, vectorised): equal to dense attention in
-// double over each sequence gathered through its block table -- odd context lengths, partial last
-// blocks, block sizes 1/3/16/32, MHA/GQA/MQA, head sizes that exercise the vector paths' remainders
-// -- with masked prefixes, poisoned unused slots that never leak, and its own error paths.
+// The optimised CPU paged decode (GQA-packed, split-KV, threaded, vectorised): equal to dense
+// attention in double over each sequence gathered through its block table -- odd context lengths,
+// partial last blocks, block sizes 1/3/16/32 and one block holding the whole context, MHA/GQA/MQA
+// with odd group sizes, head sizes that exercise the vector paths' remainders, contexts long enough
+// to be split across partitions -- with masked prefixes and windows (partitions that see no key),
+// poisoned unused slots that never leak, the same bits on every thread count, and its error paths.
 #include <cmath>
 #include <random>
 
@@ -13,26 +15,33 @@ using namespace attn;
 
 namespace {
 
-// FP32 dot products over <= 128 dims, fast_exp2 (about 2 ulp) and FP32 accumulation over <= 1,037
-// keys of N(0,1) data against double: observed errors are ~1e-6; a wrong rescale, head mapping or
-// block walk gives > 1e-2.
+// FP32 dot products over <= 128 dims, fast_exp2 (about 2 ulp) and FP32 accumulation over <= 5,003
+// keys of N(0,1) data against double: observed errors are ~1e-6; a wrong rescale, head mapping,
+// block walk, lane sum or partition merge gives > 1e-2.
 constexpr double kTol = 5e-5;
 
 struct Case {
     std::size_t q_heads, kv_heads, d, dv, block_size;
 };
 
-void check_against_dense(const Case& c, const std::vector<std::size_t>& lens, std::size_t threads) {
+// `window` > 0 masks all but the last `window` keys of every sequence (a sliding window).
+void check_against_dense(const Case& c, const std::vector<std::size_t>& lens, std::size_t threads,
+                         std::size_t window = 0) {
     const std::uint64_t seed = test::next_seed();
     INFO("seed=" << seed << " Hq=" << c.q_heads << " Hkv=" << c.kv_heads << " d=" << c.d << " dv=" << c.dv
-                 << " block_size=" << c.block_size << " threads=" << threads);
+                 << " block_size=" << c.block_size << " threads=" << threads << " window=" << window);
     std::mt19937_64 rng(seed);
     std::size_t blocks = 3;  // unused blocks in the pool
     for (auto l : lens) blocks += test::ceil_div(l, c.block_size);
     const auto kp = test::float_rounded(test::randn({blocks, c.kv_heads, c.block_size, c.d}, seed + 1));
     const auto vp = test::float_rounded(test::randn({blocks, c.kv_heads, c.block_size, c.dv}, seed + 2));
     const auto q = test::float_rounded(test::randn({lens.size(), c.q_heads, 1, c.d}, seed + 3));
-    const auto seqs = test::random_tables(lens, c.block_size, blocks, rng);
+    auto seqs = test::random_tables(lens, c.block_size, blocks, rng);
+    for (PagedSequence& seq : seqs) {
+        if (window == 0) continue;
+        seq.key_allowed.assign(seq.context_len, 1);
+        std::fill_n(seq.key_allowed.begin(), seq.context_len - std::min(window, seq.context_len), 0);
+    }
     FastPagedDecodeOptions o;
     o.scale = 0.7 / std::sqrt(static_cast<double>(c.d));
     o.num_threads = threads;
@@ -57,21 +66,49 @@ TEST_CASE("paged decode fast: equals dense attention in double, odd lengths, blo
     }
 }
 
-TEST_CASE("paged decode fast: the same result on 1 and 3 threads, bit for bit") {
+TEST_CASE("paged decode fast: Llama-like GQA groups and odd ones at long contexts split across partitions") {
+    // 1000+ tokens of one KV head: the context is cut into partitions of >= 512 tokens whose
+    // states are merged (a contiguous cache's heads are walked one per task, a paged one's together). Group sizes 4 (Llama 3 8B) and 8 (70B) at head_dim 128, and odd ones.
+    const std::vector<std::size_t> lens{1, 16, 1000, 5003};
+    for (const Case& c : {Case{4, 1, 128, 128, 16}, Case{8, 1, 128, 128, 16}, Case{8, 1, 128, 128, 5003},
+                          Case{7, 1, 64, 64, 16}, Case{5, 1, 96, 80, 32}, Case{3, 1, 128, 128, 1}}) {
+        check_against_dense(c, lens, 0);
+    }
+    // A contiguous cache (one block per sequence, the last token of the longest in its last slot).
+    check_against_dense(Case{6, 2, 128, 128, 1037}, {15, 17, 1037}, 2);
+}
+
+TEST_CASE("paged decode fast: sliding windows leave whole partitions without a visible key") {
+    // 4,099 tokens in partitions of 256 or 512 with only the last 700 visible: the early partitions'
+    // states stay empty and merge as the identity; a window of 1 sees one key.
+    for (std::size_t window : {std::size_t{700}, std::size_t{1}}) {
+        check_against_dense(Case{8, 2, 128, 128, 16}, {4099, 17}, 0, window);
+        check_against_dense(Case{5, 1, 33, 17, 3}, {4099, 1}, 3, window);
+    }
+}
+
+TEST_CASE("paged decode fast: the same result on 1, 2, 3 and 8 threads, bit for bit") {
+    // The partitions depend on the problem only, so the merge order is the same on every thread count.
     const std::uint64_t seed = test::next_seed();
     INFO("seed=" << seed);
     std::mt19937_64 rng(seed);
-    const std::vector<std::size_t> lens{17, 300, 1, 64};
-    const auto kp = tensor_cast<float>(test::randn({40, 2, 16, 64}, seed + 1));
-    const auto vp = tensor_cast<float>(test::randn({40, 2, 16, 48}, seed + 2));
+    const std::vector<std::size_t> lens{17, 3000, 1, 64};
+    const std::size_t blocks = 3 + 2 + 188 + 1 + 4;
+    const auto kp = tensor_cast<float>(test::randn({blocks, 2, 16, 64}, seed + 1));
+    const auto vp = tensor_cast<float>(test::randn({blocks, 2, 16, 48}, seed + 2));
     const auto q = tensor_cast<float>(test::randn({4, 8, 1, 64}, seed + 3));
-    const auto seqs = test::random_tables(lens, 16, 40, rng);
-    FastPagedDecodeOptions one, three;
+    const auto seqs = test::random_tables(lens, 16, blocks, rng);
+    FastPagedDecodeOptions one;
     one.num_threads = 1;
-    three.num_threads = 3;
-    const auto a = paged_decode_fast(q, kp, vp, seqs, one), b = paged_decode_fast(q, kp, vp, seqs, three);
-    CHECK(a.output.data == b.output.data);
-    CHECK(a.lse == b.lse);
+    const auto a = paged_decode_fast(q, kp, vp, seqs, one);
+    for (std::size_t threads : {2, 3, 8}) {
+        INFO("threads=" << threads);
+        FastPagedDecodeOptions o;
+        o.num_threads = threads;
+        const auto b = paged_decode_fast(q, kp, vp, seqs, o);
+        CHECK(a.output.data == b.output.data);
+        CHECK(a.lse == b.lse);
+    }
 }
 
 TEST_CASE("paged decode fast: masked prefixes stay empty, poisoned unused slots never leak, all-masked gives zeros") {
@@ -123,4 +160,18 @@ TEST_CASE("paged decode fast: argument errors name the argument, and a non-finit
     auto bad_v = vp;
     bad_v.at(0, 1, 2, 0) = NAN;  // block 0 slot 2 = token 6 of sequence 0, read by KV head 1
     test::check_error([&] { paged_decode_fast(q, kp, bad_v, {ok, other}); }, "sequences[0]");
+    // The same in a split context: a NaN key row in the middle partition of 1,500 tokens, and an
+    // infinite value row in the last (the merge must not hide either).
+    const auto long_k = tensor_cast<float>(test::randn({100, 1, 16, 8}, test::next_seed()));
+    const auto long_v = tensor_cast<float>(test::randn({100, 1, 16, 8}, test::next_seed()));
+    const auto long_q = tensor_cast<float>(test::randn({1, 2, 1, 8}, test::next_seed()));
+    PagedSequence long_seq{{}, 1500, {}};
+    for (std::size_t b = 0; b < 94; ++b) long_seq.block_table.push_back(b);
+    CHECK_NOTHROW(paged_decode_fast(long_q, long_k, long_v, {long_seq}));
+    auto bad_long_k = long_k;
+    bad_long_k.at(40, 0, 3, 5) = NAN;  // token 643
+    test::check_error([&] { paged_decode_fast(long_q, bad_long_k, long_v, {long_seq}); }, "sequences[0]");
+    auto bad_long_v = long_v;
+    bad_long_v.at(90, 0, 7, 1) = -INFINITY;  // token 1447
+    test::check_error([&] { paged_decode_fast(long_q, long_k, bad_long_v, {long_seq}); }, "sequences[0]");
 }

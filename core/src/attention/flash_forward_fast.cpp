@@ -11,6 +11,7 @@
 #include "attn/attention/causal.hpp"
 #include "attn/attention/fast_exp2.hpp"
 #include "parallel_tasks.hpp"
+#include "simd_vec.hpp"
 
 namespace attn {
 namespace {
@@ -19,46 +20,24 @@ constexpr std::size_t kBr = kFastFlashBlockQ;  // query rows per task: a multipl
 constexpr std::size_t kBc = kFastFlashBlockK;  // keys per tile
 constexpr std::size_t kScoreRows = 6;          // keys per score micro-tile
 constexpr std::size_t kPvRows = 4;             // query rows per P V micro-tile
-// The micro-tiles' widths follow the vector registers this file is compiled for (ATTN_FAST_CPU_FLAGS,
-// the host's by default): their accumulators must stay in registers through the inner loop.
+// The micro-tiles' widths follow the vector registers this file is compiled for (simd_vec.hpp):
+// their accumulators must stay in registers through the inner loop.
+using detail::AlignedFloats;
+using detail::kVec;
+using detail::load_vec;
+using detail::store_vec;
+using detail::Vec;
 #if defined(__AVX512F__)
-constexpr std::size_t kVec = 16;         // floats per vector register
 constexpr std::size_t kScoreCols = kBr;  // query rows per score micro-tile: 6 x 64 accumulators fill
                                          // 24 of AVX-512's 32 registers
 constexpr std::size_t kPvCols = 64;      // value columns per P V micro-tile: 4 x 64 = 16 registers
 #else
-constexpr std::size_t kVec = 8;          // AVX2 (and narrower): 16 registers of 8 floats
-constexpr std::size_t kScoreCols = 16;   // 6 x 16 accumulators take 12, the Q row 2, the key 1
+constexpr std::size_t kScoreCols = 16;   // AVX2: 6 x 16 accumulators take 12 of 16 registers, the Q
+                                         // row 2, the key 1
 constexpr std::size_t kPvCols = 16;      // 4 x 16 accumulators take 8, the V row 2
 #endif
 static_assert(kBr % kScoreCols == 0 && kScoreCols % kVec == 0 && kPvCols % kVec == 0);
-
-// One vector register of floats (GCC/Clang vector extension): the micro-kernels below are written
-// with it explicitly, because the auto-vectoriser does not keep their accumulators in registers at
-// every width (at 8 floats it vectorised across keys and spilled).
-using Vec = float __attribute__((vector_size(kVec * sizeof(float))));
-inline Vec load_vec(const float* p) {
-    Vec v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-}
-inline void store_vec(float* p, Vec v) { std::memcpy(p, &v, sizeof v); }
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-
-// float storage whose first element sits on a 64-byte boundary (one cache line, one AVX-512 vector).
-class AlignedFloats {
-public:
-    explicit AlignedFloats(std::size_t count) : storage_(count + kPad) {
-        const auto address = reinterpret_cast<std::uintptr_t>(storage_.data());
-        data_ = storage_.data() + ((kAlign - address % kAlign) % kAlign) / sizeof(float);
-    }
-    float* data() { return data_; }
-
-private:
-    static constexpr std::size_t kAlign = 64, kPad = kAlign / sizeof(float);
-    std::vector<float> storage_;
-    float* data_;
-};
 
 // One worker's on-chip working set (see the header): reused for every task the worker takes.
 struct Scratch {

@@ -5,13 +5,22 @@
 // cached K/V row once per step and does two multiply-adds per element read per query head, so it
 // is bound by memory bandwidth; what matters is reading each row once:
 //
-//  * GQA packing: one task per (sequence, KV head) carries the states of all the query heads that
-//    share that KV head (vLLM's and FlashInfer's GQA kernels do the same on a GPU). Each block's
-//    K and V rows come from memory once and are reused from L1 by the group's heads, instead of
-//    once per query head as paged_decode's per-head walk reads them.
+//  * GQA packing: a task carries the states of all the query heads that share a KV head (vLLM's
+//    and FlashInfer's GQA kernels do the same on a GPU). Each K and V row comes from memory once
+//    and is reused from registers and L1 by the group's heads, instead of once per query head as
+//    paged_decode's per-head walk reads them. With blocks shorter than a 64-key chunk (a paged
+//    cache) a task walks every KV head inside each chunk: a block's rows of all heads lie together
+//    in the pool, so it is read in long runs rather than one 16-row piece per head at a time.
+//  * Few instructions per byte: scores for several heads and keys at once in vector accumulators
+//    over head_dim, reduced by one shuffle tree per register of results (no horizontal sum per dot
+//    product); one online-softmax step per chunk of 64 keys (one rescale, a vectorised exp2 of
+//    log2-scaled scores); the P V update with the group's accumulators held in registers while
+//    the chunk's value rows pass. The next chunk's rows are prefetched: blocks are scattered.
+//  * Split-KV (Flash-Decoding): long contexts are cut into partitions (about 64 tasks per call,
+//    at least 512 (token, KV head) steps each) whose (m, l, acc) states online_softmax::merge
+//    combines, so a batch of one sequence with few KV heads still keeps every thread busy. The
+//    cut depends on the problem only: every thread count gives the same bits.
 //  * Parallel over tasks (std::threads, a shared counter: sequences differ in length).
-//  * Vectorised: dot products with independent partial sums, the P V update with a register-held
-//    slice of the accumulator, scores pre-multiplied by log2(e) and exponentiated with fast_exp2.
 //
 // Supported: GQA/MQA, head_dim != value_dim, partial last blocks, key_allowed masks (a fully
 // masked prefix leaves the state empty; a row that sees no key gives zeros and lse = -inf).
