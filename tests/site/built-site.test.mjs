@@ -150,6 +150,15 @@ test('site/data/katex.json matches the math in content/ (render-math --check)', 
   }
 });
 
+// A data cell is read with its column's header (Lighthouse's td-has-header): an empty header cell
+// leaves the first column's cells without one.
+test('every table header cell has text', () => {
+  assertEveryPage((text) => [...text.matchAll(/<thead>([\s\S]*?)<\/thead>/g)].flatMap(([, head]) =>
+    [...head.matchAll(/<th\b[^>]*>([\s\S]*?)<\/th>/g)]
+      .filter(([, cell]) => cell.replace(/<[^>]*>/g, '').trim() === '')
+      .map(() => `an empty header cell in ${head.slice(0, 120)}`)));
+});
+
 test('the site has pages to check', () => {
   assert.ok(pages.some(({ name }) => name === 'index.html'), `no index.html in ${relative(repoRoot, siteDir)}`);
 });
