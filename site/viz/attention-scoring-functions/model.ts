@@ -17,6 +17,7 @@ export const DOT_TRIALS = 100;
 // product, plus its W_a, U_a (2 d^2 normals per d_k, per seed): 4 draws keep Resample to tens of ms.
 export const ADDITIVE_TRIALS = 4;
 export const MAX_SEED = 4294967295;
+export const DEFAULT_SEED = 1;
 
 export type Method = 'additive' | 'dot' | 'scaled';
 export const METHODS: readonly Method[] = ['additive', 'dot', 'scaled'];
@@ -48,7 +49,7 @@ const exampleFrom = (seed: number, dot: ScalingRowInfo[], additive: ScalingRowIn
   rows: DIMS.map((dim, i) => ({ dim, stats: { additive: additive[i].additive!, dot: dot[i].raw, scaled: dot[i].scaled } })),
 });
 
-/** The example for a seed, computed here (the page's first, before anything is drawn). */
+/** The example for a seed, computed here (a seed a hash change asks for). */
 export function buildExample(core: AttnClassic, seed: number): Example {
   const [dot, additive] = experimentRuns(seed).map((run) => core.scalingExperiment(run));
   return exampleFrom(seed, dot, additive);

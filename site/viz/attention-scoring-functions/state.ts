@@ -8,14 +8,13 @@ import { readHash, syncHash } from '../shared/hashState';
 import { createStepper } from '../shared/stepper';
 import { buildExample, buildExampleOffThread, DIMS, MAX_SEED, type Example } from './model';
 
-const DEFAULT_SEED = 1;
-
-export function createFigureState(core: AttnClassic) {
+/** `first`: the example the page opened with (main.tsx computes it in a worker). */
+export function createFigureState(core: AttnClassic, first: Example) {
   const hash = readHash();
   const step = hash.step === undefined ? 0 : Number(hash.step);
   const stepOk = Number.isInteger(step) && step >= 0 && step < DIMS.length;
   const stepper = createStepper(DIMS.length, stepOk ? step : 0);
-  const example = signal<Example>(buildExample(core, DEFAULT_SEED));
+  const example = signal<Example>(first);
   const error = signal<string | null>(null);
 
   const loadSeed = (seed: number, asTyped: string = String(seed)) => {
@@ -49,7 +48,8 @@ export function createFigureState(core: AttnClassic) {
       error.value = `Seed "${seed}" was rejected by the core: ${e.message}`;
     });
   };
-  if (hash.seed !== undefined) loadSeed(Number(hash.seed), hash.seed);
+  // A seed the page did not open with (a later hash change, or one the core refused): computed here.
+  if (hash.seed !== undefined && Number(hash.seed) !== first.seed) loadSeed(Number(hash.seed), hash.seed);
   if (!stepOk) {
     error.value = `Step "${hash.step}" is not one of the figure's steps: it must be a whole number from 0 to ${DIMS.length - 1} (d_k = ${DIMS[0]} to ${DIMS[DIMS.length - 1]}).`;
   }
