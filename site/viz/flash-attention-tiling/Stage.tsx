@@ -11,7 +11,7 @@ import type { CellState } from '../shared/AttentionGrid';
 import { fmt } from '../shared/format';
 import { reducedMotion } from '../shared/motion';
 import { colors } from '../shared/theme';
-import { maxAbs, paintInputs, paintStep, STATS_COL, type GridPaint } from './draw';
+import { maxAbs, paintInputs, paintStep, STATS_COL, stepArea, type GridPaint } from './draw';
 import { followedRow, isFlashStep, rowsAt, type Run } from './model';
 
 const BAND = 2.5;          // thickness of the Q, Kᵀ, Vᵀ and O bands, in cells
@@ -227,6 +227,7 @@ export function Stage({ run, at, width, onSeek }: { run: Run; at: number; width:
       hits.push(<rect key={i * run.tc + j} data-block={i * run.tc + j} x={c0 * c} y={r0 * c} width={(c1 - c0) * c} height={(r1 - r0) * c} class={`attn-cell ${blockState(i, j)}`} />);
     }
   }
+  const area = stepArea(L, n);
   const cellFrame = (r0: number, r1: number, c0: number, c1: number, pad: number) =>
     ({ x: c0 * c - pad, y: r0 * c - pad, width: (c1 - c0) * c + 2 * pad, height: (r1 - r0) * c + 2 * pad });
 
@@ -234,7 +235,7 @@ export function Stage({ run, at, width, onSeek }: { run: Run; at: number; width:
     <div class="stage" role="group" style={{ width: `${L.width}px`, height: `${L.height}px` }}
       aria-label={`Q on the left, K and V on top, the ${n} by ${n} score matrix in ${br} by ${bc} blocks${L.wide ? ', the output O with each row’s m and ℓ on the right' : ''}.`}>
       <StageFixed run={run} L={L} />
-      <canvas ref={canvas} class="stage-canvas" style={{ width: `${L.width}px`, height: `${L.height}px` }} aria-hidden="true" />
+      <canvas ref={canvas} class="stage-canvas" style={{ left: `${area.x}px`, top: `${area.y}px`, width: `${area.width}px`, height: `${area.height}px` }} aria-hidden="true" />
       <svg width={L.width} height={L.height} class="stage-overlay">
         <g transform={`translate(${L.gridX},${L.gridY})`} class="attn-grid">
           <g class="attn-blocks clickable"

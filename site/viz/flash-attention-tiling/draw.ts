@@ -92,10 +92,19 @@ function hatch(g: CanvasRenderingContext2D, x: number, y: number, w: number, h: 
   g.restore();
 }
 
+/** Where the step canvas sits on the stage: the score matrix and what is right of it, with room
+ * for the lines' width, so a step repaints (and hands the compositor) no more pixels than it changes. */
+export function stepArea(L: Layout, n: number) {
+  const pad = 2;
+  return { x: L.gridX - pad, y: L.gridY - pad, width: L.width - L.gridX + 2 * pad, height: n * L.cell + 2 * pad };
+}
+
 /** One step: the score matrix's blocks, the tile's cells, the lines, O and the m, ℓ columns. */
 export function paintStep(canvas: HTMLCanvasElement, L: Layout, p: GridPaint) {
-  const g = cssPixelContext(canvas, L.width, L.height);
-  g.clearRect(0, 0, L.width, L.height);
+  const area = stepArea(L, p.n);
+  const g = cssPixelContext(canvas, area.width, area.height);
+  g.clearRect(0, 0, area.width, area.height);
+  g.translate(-area.x, -area.y);
   const { n, br, bc, tr, tc } = p, c = L.cell, x0 = L.gridX, y0 = L.gridY, side = n * c;
 
   for (let i = 0; i < tr; i++) {
