@@ -101,7 +101,7 @@ class StageFixed extends Component<{ run: Run; L: Layout }> {
     }
     return (
       <>
-      <canvas ref={this.canvas} class="stage-canvas" style={{ width: `${L.width}px`, height: `${L.height}px` }} aria-hidden="true" />
+      <canvas ref={this.canvas} class="stage-inputs" style={{ width: `${L.width}px`, height: `${L.height}px` }} aria-hidden="true" />
       <svg width={L.width} height={L.height} class="stage-labels" aria-hidden="true">
         <text x={L.labelW + L.band / 2} y={L.gridY - 6} class="band-label" text-anchor="middle">Q</text>
         <text x={L.labelW + L.band - 4} y={L.kY + L.band / 2} class="band-label" text-anchor="end" dominant-baseline="middle">Kᵀ</text>
@@ -235,7 +235,7 @@ export function Stage({ run, at, width, onSeek }: { run: Run; at: number; width:
     <div class="stage" role="group" style={{ width: `${L.width}px`, height: `${L.height}px` }}
       aria-label={`Q on the left, K and V on top, the ${n} by ${n} score matrix in ${br} by ${bc} blocks${L.wide ? ', the output O with each row’s m and ℓ on the right' : ''}.`}>
       <StageFixed run={run} L={L} />
-      <canvas ref={canvas} class="stage-canvas" style={{ left: `${area.x}px`, top: `${area.y}px`, width: `${area.width}px`, height: `${area.height}px` }} aria-hidden="true" />
+      <canvas ref={canvas} class="stage-step" style={{ left: `${area.x}px`, top: `${area.y}px`, width: `${area.width}px`, height: `${area.height}px` }} aria-hidden="true" />
       <svg width={L.width} height={L.height} class="stage-overlay">
         <g transform={`translate(${L.gridX},${L.gridY})`} class="attn-grid">
           <g class="attn-blocks clickable"
