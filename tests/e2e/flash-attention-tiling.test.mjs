@@ -42,6 +42,20 @@ async function expectCountersAt(page, steps, i, label) {
   assert.equal(Number(await page.getByTestId('flops').locator('[data-value]').getAttribute('data-value')), steps[i].flops, `${label}: FLOPs`);
 }
 
+// The step canvas's pixel 3/8 of the way into each block (inside a cell, clear of the lines),
+// block by block as the pointer's rectangles list them (row by row).
+const blockPixels = (page) => page.evaluate(() => {
+  const canvas = document.querySelector('canvas.stage-step');
+  const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;  // one read-back
+  const k = canvas.width / canvas.clientWidth, left = parseFloat(canvas.style.left), top = parseFloat(canvas.style.top);
+  const grid = document.querySelector('.stage-overlay .attn-grid').transform.baseVal[0].matrix;
+  return [...document.querySelectorAll('.attn-blocks > rect')].map((rect) => {
+    const x = grid.e + rect.x.baseVal.value + rect.width.baseVal.value * 0.375 - left, y = grid.f + rect.y.baseVal.value + rect.height.baseVal.value * 0.375 - top;
+    const at = 4 * (Math.round(y * k) * canvas.width + Math.round(x * k));
+    return [...data.subarray(at, at + 4)];
+  });
+});
+
 const assertBytesText = (text, bytes, what) => assert.equal(text, fmtBytes(bytes), what);
 const bytesMoved = (step, direction) => step.transfers.filter((t) => t.direction === direction).reduce((a, t) => a + t.bytes, 0);
 
@@ -65,6 +79,17 @@ test('a tile step shows the m, ℓ and counters of the core trace; the narration
     assert.equal(await page.getByTestId(`l-${r + 1}`).textContent(), shown(s.l[r - s.rowBegin]), `ℓ of row ${r + 1}`);
   }
   await expectCountersAt(page, steps, 8, 'step 8');
+  // The score matrix is painted on a canvas: each block's colour is its state in the trace at this
+  // step (the tile's weights green, blocks done grey and see-through, the rest the panel's colour).
+  const pixels = await blockPixels(page);
+  assert.equal(pixels.length, 16);
+  pixels.forEach(([r, g, b, a], k) => {
+    const at = steps.findIndex((t) => t.kind === 'tile' && t.qBlock * 4 + t.kBlock === k);
+    const what = `block ${k} (tile at step ${at}): rgba ${r} ${g} ${b} ${a}`;
+    if (at === 8) assert.ok(g > r + 40 && g > b, `${what} shows the tile's weights`);
+    else if (at < 8) assert.ok(a < 255 && Math.abs(r - g) < 20 && Math.abs(g - b) < 20, `${what} is done`);
+    else assert.deepEqual([r, g, b, a], [20, 20, 20, 255], `${what} is not reached yet`);
+  });
   assert.equal(await bytesOf(page, 'nn-bytes'), 0, 'FlashAttention stores no S or P');
   await expectWholeRun(page, standardSteps(), steps, 2);
   // The loop's counters are the step's blocks; the caption's bytes are the step's transfers.

@@ -1,16 +1,21 @@
 // The stage: Q on the left, Kᵀ and Vᵀ on top, the N x N score matrix in blocks, and (when there
 // is room) the output O with each row's m and ℓ on the right. The blocks in SRAM are framed in
 // green; each step's HBM transfers flash on the matrix they touch (reads blue, writes red).
+// The cells are painted on two canvases (draw.ts): the inputs once per configuration, the rest per
+// step. An SVG over them holds the labels, the frames and flashes that animate, and one transparent
+// rectangle per block for the pointer; a visually hidden line gives the current rows' m and ℓ as text.
 import { Component } from 'preact';
+import { useLayoutEffect, useRef } from 'preact/hooks';
 import type { HbmTransfer } from '../../../wasm/load';
-import { AttentionGrid, type CellState } from '../shared/AttentionGrid';
+import type { CellState } from '../shared/AttentionGrid';
 import { fmt } from '../shared/format';
+import { reducedMotion } from '../shared/motion';
 import { colors } from '../shared/theme';
-import { followedRow, isFlashStep, rowState, type Run } from './model';
+import { maxAbs, paintInputs, paintStep, STATS_COL, stepArea, type GridPaint } from './draw';
+import { followedRow, isFlashStep, rowsAt, type Run } from './model';
 
 const BAND = 2.5;          // thickness of the Q, Kᵀ, Vᵀ and O bands, in cells
 const GAP = 8;
-const STATS_COL = 50;
 const MAX_CELL = 16, MAX_CELL_PHONE = 14;  // a phone's frame also holds the controls and narration
 const TOP_LABEL = 18;
 
@@ -46,44 +51,6 @@ export function layout(run: Run, width: number): Layout {
   return { cell, labelW, band, wide, stats, gridX, gridY, kY, vY, oX, statsX, width: wide ? statsX + 2 * STATS_COL : Math.max(gridX + n * cell, width), height: gridY + n * cell + 22 };
 }
 
-// A diverging heat map for input and output values: warm for positive, slate for negative, the
-// opacity growing with |value| (quantised to OPACITY_LEVELS steps, invisible to the eye).
-const OPACITY_LEVELS = 12;
-const heatLevel = (v: number, maxAbs: number) => Math.round(OPACITY_LEVELS * Math.min(1, Math.abs(v) / (maxAbs || 1)));
-const levelOpacity = (level: number) => 0.15 + (0.85 * level) / OPACITY_LEVELS;
-const maxAbs = (a: Float32Array) => a.reduce((m, x) => (Number.isNaN(x) ? m : Math.max(m, Math.abs(x))), 0);
-const NEGATIVE = '#94a3b8';
-
-// A matrix of values drawn as rows x cols cells; `transpose` draws element (r, c) at column r; NaN
-// cells are left empty. Cells of one colour and opacity share one <path>, so a matrix is a few
-// dozen elements rather than one per value. It re-renders only when a prop changes.
-interface HeatProps {
-  values: Float32Array; rows: number; cols: number; x: number; y: number; cw: number; ch: number; color: string; transpose?: boolean; scale: number;
-}
-class Heat extends Component<HeatProps> {
-  shouldComponentUpdate(next: HeatProps) {
-    return (Object.keys(next) as (keyof HeatProps)[]).some((k) => next[k] !== this.props[k]);
-  }
-  render({ values, rows, cols, x, y, cw, ch, color, transpose, scale }: HeatProps) {
-    if (rows * cols > 8192) return <rect x={x} y={y} width={(transpose ? rows : cols) * cw} height={(transpose ? cols : rows) * ch} fill={color} fill-opacity={0.35} />;
-    // Path data per (sign, level): index level for positive values, OPACITY_LEVELS + 1 + level for negative.
-    const paths: string[] = new Array(2 * (OPACITY_LEVELS + 1)).fill('');
-    for (let r = 0; r < rows; r++) {
-      for (let c = 0; c < cols; c++) {
-        const v = values[r * cols + c];
-        if (Number.isNaN(v)) continue;
-        const px = x + (transpose ? r : c) * cw, py = y + (transpose ? c : r) * ch;
-        paths[(v >= 0 ? 0 : OPACITY_LEVELS + 1) + heatLevel(v, scale)] += `M${px} ${py}h${cw}v${ch}h${-cw}z`;
-      }
-    }
-    return (
-      <g>
-        {paths.map((d, i) => (d ? <path key={i} d={d} fill={i <= OPACITY_LEVELS ? color : NEGATIVE} fill-opacity={levelOpacity(i % (OPACITY_LEVELS + 1))} /> : null))}
-      </g>
-    );
-  }
-}
-
 interface Rect { x: number; y: number; width: number; height: number }
 
 // A block held in SRAM: a green frame with a soft glow (a wide faint stroke, cheaper than a filter).
@@ -92,18 +59,29 @@ function SramFrame({ x, y, width, height }: Rect) {
   return <g aria-hidden="true"><rect {...r} class="sram-frame glow" /><rect {...r} class="sram-frame" /></g>;
 }
 
-// What changes only with the configuration and the layout: labels, the Q, Kᵀ and Vᵀ heat maps
-// and their frames. Skipped on every step, so a step diffs only what the step changed.
+// What changes only with the configuration and the layout: the labels, and the canvas of the Q, Kᵀ
+// and Vᵀ heat maps. Skipped on every step, so a step diffs only what the step changed.
 class StageFixed extends Component<{ run: Run; L: Layout }> {
   shouldComponentUpdate(next: { run: Run; L: Layout }) {
     const a = this.props, c = a.run.config, nc = next.run.config;
     return next.run.q !== a.run.q || nc.n !== c.n || nc.d !== c.d || nc.br !== c.br || nc.bc !== c.bc ||
       (Object.keys(next.L) as (keyof Layout)[]).some((k) => next.L[k] !== a.L[k]);
   }
+  canvas = { current: null as HTMLCanvasElement | null };
+  paint() {
+    const { run, L } = this.props, { n, d } = run.config, c = L.cell, fw = L.band / d;
+    const scale = Math.max(maxAbs(run.q), maxAbs(run.k), maxAbs(run.v));
+    if (this.canvas.current) paintInputs(this.canvas.current, L, [
+      { values: run.q, rows: n, cols: d, x: L.labelW, y: L.gridY, cw: fw, ch: c, color: colors.heads[0], scale },
+      { values: run.k, rows: n, cols: d, x: L.gridX, y: L.kY, cw: c, ch: fw, color: colors.heads[1], transpose: true, scale },
+      { values: run.v, rows: n, cols: d, x: L.gridX, y: L.vY, cw: c, ch: fw, color: colors.heads[3], transpose: true, scale },
+    ]);
+  }
+  componentDidMount() { this.paint(); }
+  componentDidUpdate() { this.paint(); }
   render({ run, L }: { run: Run; L: Layout }) {
-    const { n, d, br, bc } = run.config;
-    const c = L.cell, fw = L.band / d;
-    const inputs = Math.max(maxAbs(run.q), maxAbs(run.k), maxAbs(run.v));
+    const { n, br, bc } = run.config;
+    const c = L.cell;
     const qBlockLabels = [];
     for (let i = 0; i < run.tr; i++) {
       const y = L.gridY + (i * br + Math.min(n - i * br, br) / 2) * c;
@@ -122,7 +100,9 @@ class StageFixed extends Component<{ run: Run; L: Layout }> {
       if (text) kBlockLabels.push(<text key={j} x={L.gridX + j * bc * c + w / 2} y={L.kY - 5} class="block-label" text-anchor="middle">{text}</text>);
     }
     return (
-      <g>
+      <>
+      <canvas ref={this.canvas} class="stage-inputs" style={{ width: `${L.width}px`, height: `${L.height}px` }} aria-hidden="true" />
+      <svg width={L.width} height={L.height} class="stage-labels" aria-hidden="true">
         <text x={L.labelW + L.band / 2} y={L.gridY - 6} class="band-label" text-anchor="middle">Q</text>
         <text x={L.labelW + L.band - 4} y={L.kY + L.band / 2} class="band-label" text-anchor="end" dominant-baseline="middle">Kᵀ</text>
         <text x={L.labelW + L.band - 4} y={L.vY + L.band / 2} class="band-label" text-anchor="end" dominant-baseline="middle">Vᵀ</text>
@@ -135,24 +115,24 @@ class StageFixed extends Component<{ run: Run; L: Layout }> {
         {L.wide && <text x={L.oX + L.band / 2} y={L.gridY - 6} class="band-label" text-anchor="middle">O</text>}
         {L.stats && <text x={L.statsX + STATS_COL - 6} y={L.gridY - 6} class="band-label" text-anchor="end">m</text>}
         {L.stats && <text x={L.statsX + 2 * STATS_COL - 6} y={L.gridY - 6} class="band-label" text-anchor="end">ℓ</text>}
-        <Heat values={run.q} rows={n} cols={d} x={L.labelW} y={L.gridY} cw={fw} ch={c} color={colors.heads[0]} scale={inputs} />
-        <Heat values={run.k} rows={n} cols={d} x={L.gridX} y={L.kY} cw={c} ch={fw} color={colors.heads[1]} transpose scale={inputs} />
-        <Heat values={run.v} rows={n} cols={d} x={L.gridX} y={L.vY} cw={c} ch={fw} color={colors.heads[3]} transpose scale={inputs} />
-        <rect x={L.labelW} y={L.gridY} width={L.band} height={n * c} class="band-frame" />
-        <rect x={L.gridX} y={L.kY} width={n * c} height={L.band} class="band-frame" />
-        <rect x={L.gridX} y={L.vY} width={n * c} height={L.band} class="band-frame" />
-      </g>
+      </svg>
+      </>
     );
   }
 }
 
+// The font the page sets, for the m and ℓ a canvas draws (read once: it does not change).
+let statFont: string | null = null;
+
 export function Stage({ run, at, width, onSeek }: { run: Run; at: number; width: number; onSeek: (step: number) => void }) {
   const L = layout(run, width);
-  const { n, d, br, bc, mode } = run.config;
+  const { n, br, bc, mode } = run.config;
   const s = run.steps[at];
   const c = L.cell;
-  const fw = L.band / d;  // one feature's width in a band
   const flash = isFlashStep(s);
+  const canvas = useRef<HTMLCanvasElement>(null);
+  const pulse = useRef<SVGRectElement>(null);
+  const tooltip = useRef<HTMLTitleElement>(null);  // Preact types <title> as the HTML element
 
   // Block states at this step: looked up from the step indices that handle each block.
   const blockState = (i: number, j: number): CellState => {
@@ -170,7 +150,7 @@ export function Stage({ run, at, width, onSeek }: { run: Run; at: number; width:
 
   // Cell detail: the weights e^(s - m) of the tile in SRAM (flash), or the scores/probabilities
   // the standard step holds. Masked scores (-inf) come out NaN and are drawn empty.
-  let detail;
+  let detail: GridPaint['detail'];
   const cols = s.colEnd - s.colBegin, rows = s.rowEnd - s.rowBegin;
   if (flash && s.kind === 'tile' && rows * cols <= 4096) {
     detail = { rowBegin: s.rowBegin, colBegin: s.colBegin, rows, cols, color: colors.sram,
@@ -187,12 +167,36 @@ export function Stage({ run, at, width, onSeek }: { run: Run; at: number; width:
     }
   }
 
+  // O so far and each row's m and ℓ, as the trace last reported them (wide layouts draw them).
+  const state = L.wide ? rowsAt(run, at) : null;
+  const changed = s.kind === 'tile' || s.kind === 'softmax_rows';
+  const fr = followedRow(s);
+
+  // Paint the step before the browser paints the frame; the canvas keeps its size between steps.
+  useLayoutEffect(() => {
+    const el = canvas.current;
+    if (!el) return;
+    statFont ??= getComputedStyle(el).fontFamily;
+    paintStep(el, L, {
+      n, br, bc, tr: run.tr, tc: run.tc, blockState, detail,
+      output: state ? { values: state.output, d: run.config.d, scale: maxAbs(state.output) } : undefined,
+      stats: state && L.stats ? { m: state.m, l: state.l, changedBegin: changed ? s.rowBegin : 0, changedEnd: changed ? s.rowEnd : 0, focusRow: fr, font: statFont } : undefined,
+    });
+  });
+
+  // Each S/P write to HBM flashes once on the grid.
+  const spWrite = s.transfers.find((t) => t.direction === 'write' && (t.matrix === 'S' || t.matrix === 'P'));
+  useLayoutEffect(() => {
+    const el = pulse.current;
+    if (!el || reducedMotion.value || typeof el.animate !== 'function') return;
+    el.animate([{ opacity: 0.95 }, { opacity: 0 }], { duration: 700, easing: 'cubic-bezier(0.22, 1, 0.36, 1)' });
+  }, [at, run]);
+
   // Which blocks of Q, K, V, O are on chip at this step.
   const onChipRows = rows > 0 && s.kind !== 'init_o';
   const onChipK = cols > 0 && s.kind !== 'pv_tile' && s.kind !== 'softmax_rows';
   const onChipV = cols > 0 && (flash || s.kind === 'pv_tile');
-  const gridHighlight = rows > 0 && cols > 0 && s.kind !== 'skip' ? { rowBegin: s.rowBegin, rowEnd: s.rowEnd, colBegin: s.colBegin, colEnd: s.colEnd } : null;
-  const spWrite = s.transfers.find((t) => t.direction === 'write' && (t.matrix === 'S' || t.matrix === 'P'));
+  const onChipTile = rows > 0 && cols > 0 && s.kind !== 'skip';
 
   // Where each transfer of the step lands on the stage.
   const transferRect = (t: HbmTransfer): Rect | null => {
@@ -207,60 +211,76 @@ export function Stage({ run, at, width, onSeek }: { run: Run; at: number; width:
     }
   };
 
-  // Right side: O so far and each row's m and ℓ, as the trace last reported them.
-  const right = [];
-  if (L.wide) {
-    const states = Array.from({ length: n }, (_, r) => rowState(run, at, r));
-    // O so far; rows the trace has not written yet stay empty (NaN).
-    const outs = new Float32Array(n * d).fill(NaN);
-    states.forEach((st, r) => st.output && outs.set(st.output, r * d));
-    right.push(<Heat key="o" values={outs} rows={n} cols={d} x={L.oX} y={L.gridY} cw={fw} ch={c} color={colors.heads[3]} scale={maxAbs(outs)} />);
-    for (let r = 0; r < n; r++) {
-      const y = L.gridY + r * c;
-      if (L.stats) {
-        const changed = r >= s.rowBegin && r < s.rowEnd && (s.kind === 'tile' || s.kind === 'softmax_rows');
-        right.push(
-          <text key={`m${r}`} x={L.statsX + STATS_COL - 6} y={y + c / 2} class={changed ? 'stat changed' : 'stat'} text-anchor="end" dominant-baseline="middle" data-testid={`m-${r + 1}`}>{fmt(states[r].m, 2)}</text>,
-          <text key={`l${r}`} x={L.statsX + 2 * STATS_COL - 6} y={y + c / 2} class={changed ? 'stat changed' : 'stat'} text-anchor="end" dominant-baseline="middle" data-testid={`l-${r + 1}`}>{fmt(states[r].l, 2)}</text>,
-        );
-      }
+  // The pointer's block: one transparent rectangle per block carries its state (for the hover
+  // outline) and the grid's one tooltip names the block under the pointer.
+  const blockAt = (e: MouseEvent): [number, number] | null => {
+    const rect = (e.target as Element).closest('rect[data-block]');
+    if (!rect) return null;
+    const b = Number((rect as SVGRectElement).dataset.block);
+    return [Math.floor(b / run.tc), b % run.tc];
+  };
+  const hits = [];
+  for (let i = 0; i < run.tr; i++) {
+    const r0 = i * br, r1 = Math.min(n, r0 + br);
+    for (let j = 0; j < run.tc; j++) {
+      const c0 = j * bc, c1 = Math.min(n, c0 + bc);
+      hits.push(<rect key={i * run.tc + j} data-block={i * run.tc + j} x={c0 * c} y={r0 * c} width={(c1 - c0) * c} height={(r1 - r0) * c} class={`attn-cell ${blockState(i, j)}`} />);
     }
-    const fr = followedRow(s);
-    if (L.stats) right.push(<rect key="focus" x={L.oX + L.band + 2} y={L.gridY + fr * c + 1} width={2 * STATS_COL + 4} height={c - 2} rx={4} class="focus-row" />);
-    right.push(<rect key="oframe" x={L.oX} y={L.gridY} width={L.band} height={n * c} class="band-frame" />);
   }
+  const area = stepArea(L, n);
+  const cellFrame = (r0: number, r1: number, c0: number, c1: number, pad: number) =>
+    ({ x: c0 * c - pad, y: r0 * c - pad, width: (c1 - c0) * c + 2 * pad, height: (r1 - r0) * c + 2 * pad });
 
   return (
-    <svg width={L.width} height={L.height} class="stage" role="group"
+    <div class="stage" role="group" style={{ width: `${L.width}px`, height: `${L.height}px` }}
       aria-label={`Q on the left, K and V on top, the ${n} by ${n} score matrix in ${br} by ${bc} blocks${L.wide ? ', the output O with each row’s m and ℓ on the right' : ''}.`}>
       <StageFixed run={run} L={L} />
-      {right}
+      <canvas ref={canvas} class="stage-step" style={{ left: `${area.x}px`, top: `${area.y}px`, width: `${area.width}px`, height: `${area.height}px` }} aria-hidden="true" />
+      <svg width={L.width} height={L.height} class="stage-overlay">
+        <g transform={`translate(${L.gridX},${L.gridY})`} class="attn-grid">
+          <g class="attn-blocks clickable"
+            onClick={(e) => {
+              const b = blockAt(e);
+              if (!b) return;
+              const k = b[0] * run.tc + b[1];
+              const target = mode === 'standard' && run.tileStep[k] < at && run.pvStep[k] >= 0 ? run.pvStep[k] : run.tileStep[k];
+              if (target >= 0) onSeek(target);
+            }}
+            onPointerMove={(e) => {
+              const b = blockAt(e);
+              if (tooltip.current) tooltip.current.textContent = b ? `Q block ${b[0] + 1} × K block ${b[1] + 1}: click to go to its step` : '';
+            }}>
+            <title ref={tooltip} />
+            {hits}
+          </g>
+          {spWrite && <rect ref={pulse} {...cellFrame(spWrite.rowBegin, spWrite.rowEnd, spWrite.colBegin, spWrite.colEnd, 0)} class="attn-pulse" opacity={0} />}
+          {onChipTile && <g aria-hidden="true">
+            <rect {...cellFrame(s.rowBegin, s.rowEnd, s.colBegin, s.colEnd, 1.5)} rx={3} class="attn-highlight glow" style={{ stroke: colors.sram }} />
+            <rect {...cellFrame(s.rowBegin, s.rowEnd, s.colBegin, s.colEnd, 1.5)} rx={3} class="attn-highlight" style={{ stroke: colors.sram }} />
+          </g>}
+        </g>
 
-      <AttentionGrid x={L.gridX} y={L.gridY} rows={n} cols={n} cell={c} blockRows={br} blockCols={bc} blockState={blockState}
-        detail={detail} highlight={gridHighlight}
-        pulse={spWrite ? { rowBegin: spWrite.rowBegin, rowEnd: spWrite.rowEnd, colBegin: spWrite.colBegin, colEnd: spWrite.colEnd } : null}
-        pulseKey={at} idPrefix="tiling"
-        onBlockClick={(i, j) => {
-          const b = i * run.tc + j;
-          const target = mode === 'standard' && run.tileStep[b] < at && run.pvStep[b] >= 0 ? run.pvStep[b] : run.tileStep[b];
-          if (target >= 0) onSeek(target);
-        }}
-        blockLabel={(i, j) => `Q block ${i + 1} × K block ${j + 1}: click to go to its step`} />
+        {/* On-chip frames */}
+        {onChipRows && <SramFrame key="q" x={L.labelW} y={L.gridY + s.rowBegin * c} width={L.band} height={rows * c} />}
+        {onChipRows && L.wide && (s.kind === 'tile' || s.kind === 'write_o' || s.kind === 'pv_tile' || s.kind === 'skip' || s.kind === 'load_q') &&
+          <SramFrame key="o" x={L.oX} y={L.gridY + s.rowBegin * c} width={L.band} height={rows * c} />}
+        {onChipK && <SramFrame key="k" x={L.gridX + s.colBegin * c} y={L.kY} width={cols * c} height={L.band} />}
+        {onChipV && <SramFrame key="v" x={L.gridX + s.colBegin * c} y={L.vY} width={cols * c} height={L.band} />}
 
-      {/* On-chip frames */}
-      {onChipRows && <SramFrame key="q" x={L.labelW} y={L.gridY + s.rowBegin * c} width={L.band} height={rows * c} />}
-      {onChipRows && L.wide && (s.kind === 'tile' || s.kind === 'write_o' || s.kind === 'pv_tile' || s.kind === 'skip' || s.kind === 'load_q') &&
-        <SramFrame key="o" x={L.oX} y={L.gridY + s.rowBegin * c} width={L.band} height={rows * c} />}
-      {onChipK && <SramFrame key="k" x={L.gridX + s.colBegin * c} y={L.kY} width={cols * c} height={L.band} />}
-      {onChipV && <SramFrame key="v" x={L.gridX + s.colBegin * c} y={L.vY} width={cols * c} height={L.band} />}
-
-      {/* This step's HBM transfers: keyed by step, so each new step replays the flash */}
-      <g class="transfers" aria-hidden="true">
-        {s.transfers.map((t, i) => {
-          const rect = transferRect(t);
-          return rect && <rect key={`${at}-${i}`} {...rect} class={`transfer ${t.direction}`} />;
+        {/* This step's HBM transfers: keyed by step, so each new step replays the flash */}
+        <g class="transfers" aria-hidden="true">
+          {s.transfers.map((t, i) => {
+            const rect = transferRect(t);
+            return rect && <rect key={`${at}-${i}`} {...rect} class={`transfer ${t.direction}`} />;
+          })}
+        </g>
+      </svg>
+      {state && L.stats && rows > 0 && <p class="visually-hidden">
+        {Array.from({ length: Math.min(rows, 16) }, (_, k) => {
+          const r = s.rowBegin + k;
+          return <span key={k}>Row {r + 1}: m <span data-testid={`m-${r + 1}`}>{fmt(state.m[r], 2)}</span>, ℓ <span data-testid={`l-${r + 1}`}>{fmt(state.l[r], 2)}</span>. </span>;
         })}
-      </g>
-    </svg>
+      </p>}
+    </div>
   );
 }

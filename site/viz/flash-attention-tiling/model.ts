@@ -170,6 +170,20 @@ export function rowState(run: Run, at: number, r: number): RowState {
   return { m, l, output, touched };
 }
 
+/** Every row's m, ℓ and output after step `at`, walking the trace forward once (rows not reached
+ * yet: m = -inf, ℓ = 0, output NaN): what rowState gives row by row, for the whole stage at once. */
+export function rowsAt(run: Run, at: number): { m: Float64Array; l: Float64Array; output: Float32Array } {
+  const { n, d } = run.config;
+  const m = new Float64Array(n).fill(-Infinity), l = new Float64Array(n), output = new Float32Array(n * d).fill(NaN);
+  for (let s = 0; s <= at; s++) {
+    const st = run.steps[s];
+    const stats = Math.min(st.rowEnd - st.rowBegin, st.m.length), outs = Math.min(st.rowEnd - st.rowBegin, Math.floor(st.output.length / d));
+    for (let k = 0; k < stats; k++) { m[st.rowBegin + k] = st.m[k]; l[st.rowBegin + k] = st.l[k]; }
+    if (outs > 0) output.set(st.output.subarray(0, outs * d), st.rowBegin * d);
+  }
+  return { m, l, output };
+}
+
 export const isFlashStep = (s: AnyStep): s is FlashStep => 'rescale' in s;
 
 // The bytes a step moved, split by direction (from its transfers).
