@@ -3,6 +3,8 @@
 // architecture, from the `ptxas -v` output of `make cuda` (build/cuda/ptxas.log). No GPU is needed:
 // occupancy is computed as the CUDA occupancy calculator does, from the per-SM limits of the
 // architecture and the kernel's registers, shared memory and threads per block.
+// `make cuda` appends each build's output to the log, and an incremental build compiles only the
+// kernels whose sources changed, so a kernel may appear more than once: its newest entry counts.
 //
 // Usage: node scripts/cuda-resources.mjs [build/cuda/ptxas.log]
 // Fails (exit 1) if any kernel spills registers or lacks a launch configuration below.
@@ -52,6 +54,10 @@ for (const line of log.split('\n')) {
     current.staticBytes = smem ? Number(smem[1]) : 0;
   }
 }
+// The newest entry of each (kernel, architecture), in the order of first appearance.
+const newest = new Map();
+for (const k of kernels) newest.set(`${k.mangled} ${k.arch}`, k);
+kernels.splice(0, kernels.length, ...newest.values());
 if (kernels.length === 0) {
   console.error('cuda-resources: no "Compiling entry function" lines in the ptxas log');
   process.exit(1);

@@ -25,10 +25,14 @@ using DeviceBuffer = std::unique_ptr<void, DeviceFree>;
 
 DeviceBuffer device_alloc(std::size_t bytes);
 
+// A device copy of `host`, complete on return. From pageable memory cudaMemcpy may return while
+// its DMA is still under way, and the benchmarks' kernels run on a non-blocking stream that does
+// not wait for it, so the copy is followed by a device synchronisation.
 template <class T>
 DeviceBuffer upload(const std::vector<T>& host) {
     DeviceBuffer d = device_alloc(host.size() * sizeof(T));
     cuda_check(cudaMemcpy(d.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy to device");
+    cuda_check(cudaDeviceSynchronize(), "cudaMemcpy to device (completion)");
     return d;
 }
 

@@ -80,8 +80,6 @@ DecodeGpuCheck check_decode_typed(const DecodeShape& shape, const GpuDecodeLayou
         b.context_lens = upload(c.context_lens);
         b.out = device_alloc(c.expected_out.size() * sizeof(float));
         b.lse = device_alloc(c.expected_lse.size() * sizeof(float));
-        // The kernels run on a non-blocking stream, which does not wait for cudaMemcpy's DMA.
-        cuda_check(cudaDeviceSynchronize(), "uploads of the check's inputs");
         // One split (no merge work), the heuristic's count for this GPU, and eight: the 1- and
         // 17-token sequences then have empty splits the merge must ignore.
         r.splits = {1, cuda::paged_decode_num_splits(seqs, ks.kv_heads, max_context, cuda_device().sm_count), 8};
