@@ -50,14 +50,23 @@ export interface Figure {
 
 export const value = (p: ComplexityPointInfo | { peakBytes: number; flops: number }, metric: Metric) => (metric === 'memory' ? p.peakBytes : p.flops);
 
-export function buildFigure(core: AttnClassic, config: Config): Figure {
+/** What the chart draws whatever the settings: the curves, the markers and the A100 line, from the core once. */
+export type Sources = Omit<Figure, 'config'>;
+
+export function loadSources(core: AttnClassic): Sources {
+  return {
+    curves: core.complexityCurves({ nMin: N_MIN, nMax: N_MAX, points: CURVE_POINTS, ...PARAMS }),
+    markers: core.timelineMarkers(),
+    a100: core.memoryReference(),
+  };
+}
+
+export function buildFigure(sources: Sources, config: Config): Figure {
   if (!METRICS.some((m) => m.value === config.metric)) throw new Error(`metric must be 'memory' or 'flops', got '${config.metric}'`);
-  const markers = core.timelineMarkers();
-  const keys = markers.map(markerKey);
+  const keys = sources.markers.map(markerKey);
   const unknown = config.marks.find((k) => !keys.includes(k));
   if (unknown !== undefined) throw new Error(`marks must name markers among ${keys.join(', ')}, got '${unknown}'`);
-  const curves = core.complexityCurves({ nMin: N_MIN, nMax: N_MAX, points: CURVE_POINTS, ...PARAMS });
-  return { config, curves, markers, a100: core.memoryReference() };
+  return { config, ...sources };
 }
 
 /** N at clock time t (log10 N), a whole number of tokens within the chart's range. */

@@ -8,12 +8,13 @@ import type { AttnClassic } from '../../../wasm/load';
 import { createConfigured } from '../shared/configured';
 import { readHash, syncHash } from '../shared/hashState';
 import { createClock } from '../shared/stepper';
-import { buildFigure, checkN, markerKey, nAt, pointsAt, STOPS, type Config, type Figure } from './model';
+import { buildFigure, checkN, loadSources, markerKey, nAt, pointsAt, STOPS, type Config, type Figure } from './model';
 
 export function createFigureState(core: AttnClassic) {
   const hash = readHash();
-  const defaults: Config = { metric: 'memory', marks: core.timelineMarkers().map(markerKey) };
-  const { figure, error, configure } = createConfigured<Config, Figure>((c) => buildFigure(core, c), defaults,
+  const sources = loadSources(core);
+  const defaults: Config = { metric: 'memory', marks: sources.markers.map(markerKey) };
+  const { figure, error, configure } = createConfigured<Config, Figure>((c) => buildFigure(sources, c), defaults,
     () => 'This chart cannot be drawn', () => {});
   const clock = createClock(STOPS, 0, 12000);
   const n = computed(() => nAt(clock.time.value));
