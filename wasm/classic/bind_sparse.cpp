@@ -136,18 +136,21 @@ constexpr std::size_t kMaxLshPatternValues = std::size_t{1} << 21;  // seeded qu
 // (seed, n), so the queries of a shorter sequence are a prefix of a longer draw at the same seed and
 // width. Drawing them (Box-Muller: about 14 ms for 8,192 x 64 in the browser) costs several times
 // more than hashing them, so a figure that moves between lengths draws its longest once and re-hashes
-// prefixes of it: the same queries, hence the same pattern, as a fresh draw.
-Tensor4<double> seeded_queries(std::size_t n, std::size_t d, std::uint64_t seed) {
+// prefixes of it: the same queries, hence the same pattern, as a fresh draw. The result stays valid
+// until the next call; the kept draw itself is returned, not copied, when its length is the one asked for.
+const Tensor4<double>& seeded_queries(std::size_t n, std::size_t d, std::uint64_t seed) {
     struct Drawn {
         std::uint64_t seed = 0;
         std::size_t dim = 0;
         Tensor4<double> queries;
     };
     static Drawn drawn;
+    static Tensor4<double> prefix;
     const bool reusable = drawn.seed == seed && drawn.dim == d && drawn.queries.shape.seq >= n;
     if (!reusable) drawn = {seed, d, random_normal({1, 1, n, d}, seed)};
     if (drawn.queries.shape.seq == n) return drawn.queries;
-    return Tensor4<double>({1, 1, n, d}, std::vector<double>(drawn.queries.data.begin(), drawn.queries.data.begin() + n * d));
+    prefix = Tensor4<double>({1, 1, n, d}, std::vector<double>(drawn.queries.data.begin(), drawn.queries.data.begin() + n * d));
+    return prefix;
 }
 
 val lsh_pattern_js(const val& in) {
