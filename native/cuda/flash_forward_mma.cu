@@ -387,11 +387,9 @@ void flash_forward_mma_any(const T* q, const T* k, const T* v, T* out, float* ls
                            const KernelOptions& options, cudaStream_t stream) {
     const float scale = checks::shape_and_options(shape, options);
     checks::sixteen_bit_flash_arguments(shape, q, k, v, out);
-    if (shape.head_dim == 64) {
-        launch_for_head_dim<T, 64>(q, k, v, out, lse, shape, scale, options, stream);
-    } else {
-        launch_for_head_dim<T, 128>(q, k, v, out, lse, shape, scale, options, stream);
-    }
+    checks::for_head_dim(shape.head_dim, [&](auto dim) {
+        launch_for_head_dim<T, decltype(dim)::value>(q, k, v, out, lse, shape, scale, options, stream);
+    });
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "attention_kernels.hpp"
@@ -73,14 +74,29 @@ inline void shared_memory_fits(const char* kernel, std::size_t bytes) {
     }
 }
 
+// The 16-bit flash kernels and the paged decode kernel are instantiated for these head dimensions.
+inline void head_dim_64_or_128(int head_dim) {
+    if (head_dim != 64 && head_dim != 128) throw Error("head_dim must be 64 or 128, got " + std::to_string(head_dim));
+}
+
+// Calls f(std::integral_constant<int, head_dim>{}): a launcher's one place that picks the
+// instantiation of its kernel for the problem's head dimension (64 or 128, else it throws).
+template <class F>
+void for_head_dim(int head_dim, F&& f) {
+    head_dim_64_or_128(head_dim);
+    if (head_dim == 64) {
+        f(std::integral_constant<int, 64>{});
+    } else {
+        f(std::integral_constant<int, 128>{});
+    }
+}
+
 // The arguments of the 16-bit flash kernels (v2 tensor_core, v3 mma): head_dim == value_dim,
 // 64 or 128; q, k, v, out non-null and 16-byte aligned (they are read and written in 16-byte
 // vectors).
 inline void sixteen_bit_flash_arguments(const AttentionShape& shape, const void* q, const void* k, const void* v,
                                         const void* out) {
-    if (shape.head_dim != 64 && shape.head_dim != 128) {
-        throw Error("head_dim must be 64 or 128, got " + std::to_string(shape.head_dim));
-    }
+    head_dim_64_or_128(shape.head_dim);
     if (shape.value_dim != shape.head_dim) {
         throw Error("value_dim must equal head_dim (" + std::to_string(shape.head_dim) + "), got " +
                     std::to_string(shape.value_dim));

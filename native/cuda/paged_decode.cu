@@ -139,9 +139,7 @@ void paged_decode_any(const float* q, const T* key_pool, const T* value_pool, co
         throw Error("q_heads must be a multiple of kv_heads, got q_heads = " + std::to_string(shape.q_heads) +
                     " and kv_heads = " + std::to_string(shape.kv_heads));
     }
-    if (shape.head_dim != 64 && shape.head_dim != 128) {
-        throw Error("head_dim must be 64 or 128, got " + std::to_string(shape.head_dim));
-    }
+    checks::head_dim_64_or_128(shape.head_dim);
     if (shape.block_size != 16 && shape.block_size != 32) {
         throw Error("block_size must be 16 or 32, got " + std::to_string(shape.block_size));
     }
@@ -166,16 +164,11 @@ void paged_decode_any(const float* q, const T* key_pool, const T* value_pool, co
     const float softmax_scale = scale ? *scale : 1.0f / std::sqrt(static_cast<float>(shape.head_dim));
     const dim3 grid(static_cast<unsigned>(splits), static_cast<unsigned>(shape.kv_heads),
                     static_cast<unsigned>(shape.num_seqs));
-    auto run = [&](auto kernel) {
-        launch_kernel("paged_decode_split_kernel", kernel, grid, dim3(kThreads), 0, stream, q, key_pool, value_pool,
-                      block_tables, context_lens, shape, tokens_per_split, softmax_scale, partial_m, partial_l,
-                      partial_acc);
-    };
-    if (shape.head_dim == 64) {
-        run(paged_decode_split_kernel<T, 64>);
-    } else {
-        run(paged_decode_split_kernel<T, 128>);
-    }
+    checks::for_head_dim(shape.head_dim, [&](auto dim) {
+        launch_kernel("paged_decode_split_kernel", paged_decode_split_kernel<T, decltype(dim)::value>, grid,
+                      dim3(kThreads), 0, stream, q, key_pool, value_pool, block_tables, context_lens, shape,
+                      tokens_per_split, softmax_scale, partial_m, partial_l, partial_acc);
+    });
     merge_partial_states(partial_m, partial_l, partial_acc, static_cast<int>(rows), splits, shape.head_dim, out, lse,
                          stream);
 }
