@@ -1,6 +1,7 @@
 // The side panel: memory and FLOP counters of the traced head, the online-softmax update of the
 // followed row with the step's values (or standard attention's softmax), and, when the stage has
 // no room for per-row columns, a table of the current Q block's rows.
+import { Component, type ComponentChildren } from 'preact';
 import type { FlashStep } from '../../../wasm/load';
 import { AnimatedNumber } from '../shared/AnimatedNumber';
 import { EquationCallout } from '../shared/EquationCallout';
@@ -51,10 +52,19 @@ export function Equations({ run, at }: { run: Run; at: number }) {
   const flash = isFlashStep(run.steps[at]);
   return (
     <>
-      <StandardSoftmax run={run} at={at} shown={!flash} />
-      <OnlineSoftmaxUpdate run={run} at={at} shown={flash} />
+      <UnlessParked run={run} shown={!flash}>{() => <StandardSoftmax run={run} at={at} shown={!flash} />}</UnlessParked>
+      <UnlessParked run={run} shown={flash}>{() => <OnlineSoftmaxUpdate run={run} at={at} shown={flash} />}</UnlessParked>
     </>
   );
+}
+
+// A parked card shows nothing, so a step that leaves it parked leaves it as it is: only a new run,
+// or the card being shown or parked, renders it again.
+class UnlessParked extends Component<{ run: Run; shown: boolean; children: () => ComponentChildren }> {
+  shouldComponentUpdate(next: { run: Run; shown: boolean }) {
+    return next.shown || this.props.shown || next.run !== this.props.run;
+  }
+  render() { return <>{this.props.children()}</>; }
 }
 
 const HIDDEN = { m: '—', l: '—', mold: '—', tilemax: '—', mnew: '—', alpha: '—', lold: '—', rowsum: '—', lnew: '—', o: '—' };

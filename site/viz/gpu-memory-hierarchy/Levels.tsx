@@ -6,7 +6,13 @@ import type { SourcedNumber } from '../../../wasm/load';
 import { levels, fmtDecimal, type Figure, type Level } from './model';
 
 const LOG_MIN = 10, LOG_MAX = 40;  // the ruler spans 1 KiB .. 1 TiB (log2 bytes)
-const pos = (bytes: number) => `${(100 * (Math.min(Math.max(Math.log2(bytes), LOG_MIN), LOG_MAX) - LOG_MIN)) / (LOG_MAX - LOG_MIN)}%`;
+// Where `bytes` sits on the ruler, in percent of its width.
+const share = (bytes: number) => (100 * (Math.min(Math.max(Math.log2(bytes), LOG_MIN), LOG_MAX) - LOG_MIN)) / (LOG_MAX - LOG_MIN);
+const pos = (bytes: number) => `${share(bytes)}%`;
+// A marker glides along the ruler by a transform in units of the track's width (cqw; the track is
+// a size container), not by `left`: a transition of `left` lays the panel out on every frame for
+// half a second after each change of N, d or GPU.
+const at = (bytes: number) => ({ transform: `translateX(${share(bytes)}cqw)` });
 
 // A missing value says why: unpublished by any primary source, or not a property of the GPU.
 export const missing = (s: SourcedNumber) => (s.source.startsWith('not published') ? 'not published' : '—');
@@ -48,10 +54,16 @@ export function Levels({ fig, active, onLevel }: { fig: Figure; active: string; 
         <div class="ruler-track">
           {[10, 20, 30, 40].map((e) => <span key={e} class="tick" style={{ left: pos(2 ** e) }}>{fmtBytes(2 ** e, 0)}</span>)}
           {markers.map((m) => (
-            <span key={m.id} class={`mark ${m.cls} ${m.id}`} style={{ left: pos(m.bytes) }} title={`${m.label}: ${fmtBytes(m.bytes)}`}><i>{m.label}</i></span>
+            <span key={m.id} class="mark-at" style={at(m.bytes)}>
+              <span class={`mark ${m.cls} ${m.id}`} title={`${m.label}: ${fmtBytes(m.bytes)}`}><i>{m.label}</i></span>
+            </span>
           ))}
-          <span class="mark tile" style={{ left: pos(tile) }} title={`FlashAttention's S tile, ${fig.flash.blockQ} × ${fig.flash.blockK} FP16: ${fmtBytes(tile)}`}><i>tile</i></span>
-          <span class={`mark sp${hbm !== null && sp > hbm ? ' over' : ''}`} style={{ left: pos(sp) }} title={`S + P of this layer: ${fmtBytes(sp)}`}><i>S+P</i></span>
+          <span class="mark-at" style={at(tile)}>
+            <span class="mark tile" title={`FlashAttention's S tile, ${fig.flash.blockQ} × ${fig.flash.blockK} FP16: ${fmtBytes(tile)}`}><i>tile</i></span>
+          </span>
+          <span class="mark-at" style={at(sp)}>
+            <span class={`mark sp${hbm !== null && sp > hbm ? ' over' : ''}`} title={`S + P of this layer: ${fmtBytes(sp)}`}><i>S+P</i></span>
+          </span>
         </div>
         <p class="ruler-note">
           Log scale. Standard attention's S + P for this layer: <b class="sp-text" data-testid="sp-bytes">{fmtBytes(sp)}</b>
