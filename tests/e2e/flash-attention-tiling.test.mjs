@@ -355,6 +355,26 @@ test('a counter glides from its old value to the trace\'s new one, changing its 
   await close();
 });
 
+test('a counter that changes again within one glide snaps to its value (a reader scrubbing)', async () => {
+  const { page, problems, close } = await site.open(`${VIZ}#step=0`);
+  const steps = flashSteps();
+  assert.notEqual(steps[1].flops, steps[2].flops);
+  await settled(page.getByTestId('flops').locator('[data-value]'));
+  const texts = await page.evaluate(async () => {
+    const span = document.querySelector('[data-testid="flops"] [data-value]');
+    const step = async () => {
+      document.querySelector('button[aria-label^="Step forward"]').click();
+      for (let i = 0; i < 5; i++) await Promise.resolve();
+      return span.textContent;
+    };
+    return [await step(), await step()];
+  });
+  // The first change glides from the old value; the second, at once after it, shows its value.
+  assert.deepEqual(texts, [steps[0].flops.toLocaleString('en-US'), steps[2].flops.toLocaleString('en-US')]);
+  assert.deepEqual(problems, []);
+  await close();
+});
+
 test('reduced motion: counters snap to their values and entry animations are off', async () => {
   const { page, problems, close } = await site.open(`${VIZ}#step=3`, { reducedMotion: 'reduce' });
   const steps = flashSteps();

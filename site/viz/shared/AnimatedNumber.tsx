@@ -4,6 +4,8 @@
 // a figure starts several of these per step, and a full animation engine per number costs more to
 // start than the whole re-render it decorates. The glide starts in a layout effect, before the
 // frame is painted, so the new value Preact renders is never shown ahead of the glide towards it.
+// A value that comes within one glide of the last change (a reader scrubbing, holding an arrow
+// key) snaps: a glide would trail the reader, and each frame of one rewrites and re-lays out text.
 import { cubicBezier } from 'motion';
 import { useLayoutEffect, useRef } from 'preact/hooks';
 import { fmt } from './format';
@@ -20,15 +22,18 @@ export function AnimatedNumber({ value, digits = 3, format, class: className }: 
   const text = (v: number) => (format ? format(v) : fmt(v, digits));
   const ref = useRef<HTMLSpanElement>(null);
   const shown = useRef(value);
+  const changed = useRef(-Infinity);  // when the value last changed (performance.now())
   useLayoutEffect(() => {
     const el = ref.current!;
     const from = shown.current;
-    if (reducedMotion.value || !Number.isFinite(from) || !Number.isFinite(value) || from === value) {
+    const start = performance.now();
+    const rapid = start - changed.current < GLIDE_MS;
+    changed.current = start;
+    if (rapid || reducedMotion.value || !Number.isFinite(from) || !Number.isFinite(value) || from === value) {
       shown.current = value;
       setText(el, text(value));
       return;
     }
-    const start = performance.now();
     let frame = 0;
     const tick = (now: number) => {
       const p = Math.min(1, Math.max(0, (now - start) / GLIDE_MS));
