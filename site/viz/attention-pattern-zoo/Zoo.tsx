@@ -3,14 +3,14 @@
 // explains it. The current cell is outlined. Its visible text (title, paper, counts) is its name.
 import { useEffect, useRef } from 'preact/hooks';
 import { fmtBytes, fmtCount } from '../shared/format';
-import { CELL_COLOR, paintDensity } from './draw';
+import { paintDensity } from './draw';
 import { PIXELS, shareOfDense, type Cell, type Figure } from './model';
 
 // The image is painted once per array the core returned; a cell still waiting for its image (LSH
 // while the worker hashes) keeps the last one, dimmed, under a note.
 function Density({ cell }: { cell: Cell }) {
   const ref = useRef<HTMLCanvasElement>(null);
-  useEffect(() => { if (cell.fraction) paintDensity(ref.current!, cell.fraction, PIXELS, CELL_COLOR); }, [cell.fraction]);
+  useEffect(() => { if (cell.fraction) paintDensity(ref.current!, cell.fraction, PIXELS); }, [cell.fraction]);
   const waiting = cell.fraction === null;
   return <>
     <canvas ref={ref} class={waiting ? 'density waiting' : 'density'} width={PIXELS} height={PIXELS} data-testid={`image-${cell.id}`}

@@ -9,14 +9,19 @@ export const MIN_ALPHA = 0.18;
 /** The alpha (0..255) of a pixel whose computed share is `fraction`. */
 export const pixelAlpha = (fraction: number) => (fraction > 0 ? Math.round(255 * (MIN_ALPHA + (1 - MIN_ALPHA) * Math.sqrt(fraction))) : 0);
 
+export const CELL_COLOR = colors.sram;
+
 const rgb = (hex: string) => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
 
-export function paintDensity(canvas: HTMLCanvasElement, fraction: Float32Array, pixels: number, color: string): void {
-  if (canvas.width !== pixels) canvas.width = pixels;
-  if (canvas.height !== pixels) canvas.height = pixels;
-  const g = canvas.getContext('2d')!;
-  const image = g.createImageData(pixels, pixels);
-  const [r, gr, b] = rgb(color);
+// The image of each density array, kept as long as the array is (the model keeps each N's arrays):
+// a reader moving N back and forth repaints a cell by copying its image, not by recomputing it.
+const images = new WeakMap<Float32Array, ImageData>();
+
+function densityImage(fraction: Float32Array, pixels: number): ImageData {
+  const kept = images.get(fraction);
+  if (kept) return kept;
+  const image = new ImageData(pixels, pixels);
+  const [r, gr, b] = rgb(CELL_COLOR);
   const px = image.data;
   for (let i = 0; i < fraction.length; i++) {
     const a = pixelAlpha(fraction[i]);
@@ -26,7 +31,12 @@ export function paintDensity(canvas: HTMLCanvasElement, fraction: Float32Array, 
     px[4 * i + 2] = b;
     px[4 * i + 3] = a;
   }
-  g.putImageData(image, 0, 0);
+  images.set(fraction, image);
+  return image;
 }
 
-export const CELL_COLOR = colors.sram;
+export function paintDensity(canvas: HTMLCanvasElement, fraction: Float32Array, pixels: number): void {
+  if (canvas.width !== pixels) canvas.width = pixels;
+  if (canvas.height !== pixels) canvas.height = pixels;
+  canvas.getContext('2d')!.putImageData(densityImage(fraction, pixels), 0, 0);
+}

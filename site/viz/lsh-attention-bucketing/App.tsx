@@ -1,6 +1,7 @@
 // Reformer's LSH attention on 2-D vectors: raw queries, the random rotation, buckets as sectors,
 // the pairs scored, and the mask with its error against dense attention -- all from the core.
 import { ErrorBanner } from '../shared/ErrorBanner';
+import { useMemo } from 'preact/hooks';
 import { Fold } from '../shared/Fold';
 import { Legend } from '../shared/Legend';
 import { MoreControls } from '../shared/MoreControls';
@@ -21,6 +22,7 @@ import type { FigureState } from './state';
 const LOOK_FOR = 'which tokens end up connected: only those the hash puts in the same sector. Press Play or step with →.';
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 const choices = (values: readonly number[]) => values.map((v) => ({ value: String(v), text: String(v) }));
+const BUCKET_CHOICES = choices(BUCKETS), ROUND_CHOICES = choices(ROUNDS);
 
 export function App({ state }: { state: FigureState }) {
   const { figure, error, stepper, configure } = state;
@@ -30,15 +32,20 @@ export function App({ state }: { state: FigureState }) {
   const [ref, width] = useWidth<HTMLDivElement>();
   const gap = 12;
   const size = Math.max(120, Math.min(380, Math.floor((width - gap) / 2)));
+  // A step re-renders the plane and the mask only when what they show changes (neither changes
+  // after the connections step): Preact skips a component element it is handed again.
+  const stage = Math.min(step, STEP.connections);
+  const scatter = useMemo(() => <Scatter figure={f} step={stage} size={size} />, [f, stage, size]);
+  const mask = useMemo(() => <Mask figure={f} step={stage} size={size} />, [f, stage, size]);
   return (
     <div class="viz flow lsh-bucketing">
       <header class="viz-header">
         <h1>LSH attention: hashing tokens into buckets</h1>
       </header>
       <div class="controls">
-        <span class="field">buckets <Segmented label="Buckets" value={String(c.buckets)} choices={choices(BUCKETS)}
+        <span class="field">buckets <Segmented label="Buckets" value={String(c.buckets)} choices={BUCKET_CHOICES}
           onChange={(v) => configure({ buckets: Number(v) })} /></span>
-        <span class="field">rounds <Segmented label="Hash rounds" value={String(c.rounds)} choices={choices(ROUNDS)}
+        <span class="field">rounds <Segmented label="Hash rounds" value={String(c.rounds)} choices={ROUND_CHOICES}
           onChange={(v) => configure({ rounds: Number(v) })} /></span>
         <MoreControls>
           <label class="field">chunk <NumberSelect value={c.chunk} label="Chunk length" choices={CHUNKS} onChange={(chunk) => configure({ chunk })} /></label>
@@ -56,8 +63,8 @@ export function App({ state }: { state: FigureState }) {
       </Fold>
 
       <div ref={ref} class="drawing" data-drawing>
-        <Scatter figure={f} step={step} size={size} />
-        <Mask figure={f} step={step} size={size} />
+        {scatter}
+        {mask}
       </div>
 
       <dl class="readout" data-testid="readout">

@@ -3,6 +3,7 @@
 // round, the unit keys, the rotations, which pairs each round scored, the error against dense
 // shared-QK attention) and the sectors of the plane each bucket owns (lshSectors2d).
 import type { AttnClassic } from '../../../wasm/load';
+import { boundedCache } from '../shared/boundedCache';
 
 export const TOKENS = 32;
 export const HEAD_DIM = 2;
@@ -56,11 +57,20 @@ function check(name: string, value: number, allowed: readonly number[]) {
   if (!allowed.includes(value)) throw new Error(`${name} must be one of ${allowed.join(', ')}, got ${value}`);
 }
 
+// The hashings a reader has tried, kept: the controls are for going back and forth between them,
+// and the core's answer for a configuration never changes.
+const figures = boundedCache<Figure>(48);
+
 export function buildFigure(core: AttnClassic, config: Config): Figure {
   const { buckets, rounds, chunk, seed } = config;
   check('buckets', buckets, BUCKETS);
   check('rounds', rounds, ROUNDS);
   check('chunk', chunk, CHUNKS);
+  return figures(`${buckets} ${rounds} ${chunk} ${seed}`, () => computeFigure(core, config));
+}
+
+function computeFigure(core: AttnClassic, config: Config): Figure {
+  const { buckets, rounds, chunk, seed } = config;
   const qShape: [number, number, number, number] = [1, 1, TOKENS, HEAD_DIM];
   const input = core.retrievalInputs({ qShape, kvLen: CLUSTERS, noise: NOISE, sharpness: SHARPNESS, seed });
   const vShape: [number, number, number, number] = [1, 1, TOKENS, VALUE_DIM];

@@ -2,11 +2,14 @@
 // information has reached them, with the window of the farthest reached position drawn down to the
 // layer below: its oldest key is the previous frontier, which is why each layer adds W - 1.
 // Drawn in CSS pixels at the element's width, so labels keep their size on a phone.
+import { Component } from 'preact';
 import { colors } from '../shared/theme';
 import { useWidth } from '../shared/useWidth';
 import type { Figure } from './model';
 
 const AXIS_H = 24;
+/** The x of position p's centre. */
+const centre = (p: number, labelW: number, cellW: number) => labelW + (p + 0.5) * cellW;
 
 export function Stack({ figure, step }: { figure: Figure; step: number }) {
   const [ref, width] = useWidth<HTMLDivElement>();
@@ -19,7 +22,7 @@ export function Stack({ figure, step }: { figure: Figure; step: number }) {
   const height = rows * rowH + AXIS_H;
   // Before the first measurement (a lazily loaded frame has no width yet) cellW is negative: no radius below 0.
   const r = Math.max(0, Math.min(cellW, rowH) * 0.36);
-  const cx = (p: number) => labelW + (p + 0.5) * cellW;
+  const cx = (p: number) => centre(p, labelW, cellW);
   const cy = (l: number) => (rows - 1 - l + 0.5) * rowH;  // layer 0 at the bottom
   const cur = frontier[step];
   const windowStart = Math.max(cur - config.window + 1, 0);
@@ -39,15 +42,8 @@ export function Stack({ figure, step }: { figure: Figure; step: number }) {
           </g>
         )}
         {reached.map((flags, l) => (
-          <g key={l} data-testid={`layer-${l}`}>
-            <text x={labelW - 8} y={cy(l)} class="row-label" text-anchor="end" dominant-baseline="middle">{l === 0 ? 'input' : `layer ${l}`}</text>
-            {Array.from(flags, (on, p) => {
-              const shown = l <= step;
-              const isNew = shown && on === 1 && l === step && (l === 0 || reached[l - 1][p] === 0);
-              const state = !shown ? 'pending' : on ? (isNew ? 'new' : 'reached') : 'unreached';
-              return <circle key={p} cx={cx(p)} cy={cy(l)} r={r} class={`cell ${state}`} data-state={state} />;
-            })}
-          </g>
+          <Layer key={l} l={l} flags={flags} below={l > 0 ? reached[l - 1] : null} status={l < step ? 'past' : l === step ? 'current' : 'pending'}
+            r={r} y={cy(l)} labelW={labelW} cellW={cellW} />
         ))}
         <g class="axis" transform={`translate(0 ${rows * rowH})`}>
           <text x={labelW - 8} y={16} text-anchor="end" class="tick">pos.</text>
@@ -56,4 +52,30 @@ export function Stack({ figure, step }: { figure: Figure; step: number }) {
       </svg>
     </div>
   );
+}
+
+// One layer's row. A step changes the rows at and just below the layer shown and leaves the others
+// as they are, so a row re-renders only when its place relative to the step or the geometry changes
+// (hundreds of circles at 8 layers; the rest of the stack is not diffed again).
+interface LayerProps {
+  l: number; flags: Uint8Array; below: Uint8Array | null; status: 'past' | 'current' | 'pending';
+  r: number; y: number; labelW: number; cellW: number;
+}
+class Layer extends Component<LayerProps> {
+  shouldComponentUpdate(next: LayerProps) {
+    const p = this.props;
+    return p.flags !== next.flags || p.status !== next.status || p.r !== next.r || p.y !== next.y || p.labelW !== next.labelW || p.cellW !== next.cellW;
+  }
+  render({ l, flags, below, status, r, y, labelW, cellW }: LayerProps) {
+    return (
+      <g data-testid={`layer-${l}`}>
+        <text x={labelW - 8} y={y} class="row-label" text-anchor="end" dominant-baseline="middle">{l === 0 ? 'input' : `layer ${l}`}</text>
+        {Array.from(flags, (on, p) => {
+          // A position is new in the layer shown when the layer below had not reached it.
+          const state = status === 'pending' ? 'pending' : !on ? 'unreached' : status === 'current' && (!below || below[p] === 0) ? 'new' : 'reached';
+          return <circle key={p} cx={centre(p, labelW, cellW)} cy={y} r={r} class={`cell ${state}`} data-state={state} />;
+        })}
+      </g>
+    );
+  }
 }
