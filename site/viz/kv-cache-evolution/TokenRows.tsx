@@ -88,7 +88,10 @@ export function TokenRows({ fig, step }: { fig: Figure; step: number }) {
   // context redraws only the query strip, the rows' states and the numbers.
   const blocks = useMemo(() => fig.rows.map((r, i) =>
     <Blocks row={r} x0={0} y={rowsTop + i * rowH + (narrow ? 15 : 16)} h={barH} perElement={perElement} />), [fig.config.model, width]);
-  return (
+  // What is drawn depends on the model, the step and the width alone (a token's cache does not
+  // change with the context or with counting the weights): kept while they stay, so those settings
+  // leave the drawing as it is.
+  return useMemo(() => (
     <div ref={ref} class="token-rows-frame" data-drawing>
       <svg class="token-rows" width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img"
         aria-label={`One token in one layer of ${fig.preset.name}: ${fig.rows.map((r) => `${SCHEME_NAMES[r.scheme]} caches ${r.step.kv.elementsPerTokenPerLayer} values`).join(', ')}`}>
@@ -110,5 +113,5 @@ export function TokenRows({ fig, step }: { fig: Figure; step: number }) {
         })}
       </svg>
     </div>
-  );
+  ), [fig.config.model, step, width]);
 }
