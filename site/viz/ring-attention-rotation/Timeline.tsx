@@ -69,6 +69,7 @@ const font = () => (labelFont ??= `650 11px ${getComputedStyle(document.body).fo
 function paintOutlines(canvas: HTMLCanvasElement, L: Layout, figure: Figure) {
   const g = cssPixelContext(canvas, L.width, L.canvasH);
   g.clearRect(0, 0, L.width, L.canvasH);
+  g.globalAlpha = 1;  // the context keeps the outlines' alpha from the last paint
   g.strokeStyle = colors.border;
   g.lineWidth = 1;
   g.setLineDash([2, 3]);
