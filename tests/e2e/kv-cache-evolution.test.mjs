@@ -31,9 +31,9 @@ async function assertFigure(page, model, context, weights, step) {
       r.maxContextFitting === null ? 'any context' : `${r.maxContextFitting.toLocaleString('en-US')} tokens`);
     assert.equal(await page.getByTestId(`row-bytes-${scheme}`).textContent(), `${fmtBytes(r.kv.bytesPerToken)} / token`);
     // The blocks: one per cached K and V head (MLA: the latent and the RoPE key), as wide as their elements.
-    const blocks = page.getByTestId(`blocks-${scheme}`);
-    assert.equal(Number(await blocks.getAttribute('data-elements')), r.kv.elementsPerTokenPerLayer);
-    const kinds = await blocks.locator('rect').evaluateAll((rs) => rs.map((b) => b.dataset.kind));
+    // (The canvas lists the blocks it paints in data-blocks.)
+    const { elements, kinds } = JSON.parse(await page.getByTestId('token-blocks').getAttribute('data-blocks'))[scheme];
+    assert.equal(elements, r.kv.elementsPerTokenPerLayer);
     if (scheme === 'mla') assert.deepEqual(kinds, ['latent', 'rope']);
     else assert.deepEqual(kinds, [...Array(r.kv.kvHeads).fill('k'), ...Array(r.kv.kvHeads).fill('v')]);
     const state = i < step ? 'done' : i === step ? 'current' : 'pending';

@@ -25,13 +25,8 @@ function expected(seqLen, devices, linkGBs) {
   return { timing, trace, devices };
 }
 
-// Every bar of the timeline as drawn: its kind, its times and its outline's x extent, its label.
-const drawnBars = (page) => page.locator('.timeline').evaluate((svg) => [...svg.querySelectorAll('.bar')].map((b) => {
-  const r = b.querySelector('rect');
-  return { kind: b.classList[1], lane: b.closest('.lane').dataset.testid, t0: Number(b.dataset.t0), t1: Number(b.dataset.t1),
-    x0: Number(r.getAttribute('x')), w: Number(r.getAttribute('width')),
-    label: svg.querySelector(`.bar-label[data-i="${b.dataset.i}"]`)?.textContent ?? null };
-}));
+// Every bar of the timeline as its canvas draws it (listed in data-bars): kind, lane, times, x extent, label.
+const drawnBars = async (page) => JSON.parse(await page.getByTestId('timeline-bars').getAttribute('data-bars'));
 
 async function assertTimeline(page, e) {
   const { timing, trace, devices: P } = e;

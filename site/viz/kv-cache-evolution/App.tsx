@@ -17,10 +17,35 @@ import { SCHEME_COLORS, TokenRows } from './TokenRows';
 
 const LOOK_FOR = 'how few blocks each newer scheme caches per token, and where each line crosses the GPU’s memory. Drag the context, then press Play or step with →.';
 
+// The parts that show the scheme read the stepper themselves, so that a step re-renders them and
+// not the controls, the legend and the note.
+const TokenRowsAtStep = ({ state }: { state: FigureState }) => <TokenRows fig={state.figure.value} step={state.stepper.step.value} />;
+const FitChartAtStep = ({ state }: { state: FigureState }) => <FitChart fig={state.figure.value} step={state.stepper.step.value} />;
+
+function SchemeTable({ state }: { state: FigureState }) {
+  const f = state.figure.value, step = state.stepper.step.value;
+  return (
+    <table class="readout" data-testid="readout">
+      <thead><tr><th>Scheme</th><th>per token</th><th>per request at {fmtTokens(f.config.context)}</th><th class="fit-col">fits up to</th></tr></thead>
+      <tbody>
+        {f.rows.map((r, i) => (
+          <tr key={r.scheme} class={i === step ? 'current' : i > step ? 'pending' : ''}>
+            <th scope="row"><span class="swatch" style={{ background: SCHEME_COLORS[r.scheme] }} />{SCHEME_NAMES[r.scheme]}</th>
+            <td data-testid={`per-token-${r.scheme}`}>{fmtBytes(r.step.kv.bytesPerToken)}</td>
+            <td data-testid={`per-request-${r.scheme}`}>{fmtBytes(r.step.kv.bytesPerRequest)}</td>
+            <td class="fit-col" data-testid={`fit-${r.scheme}`} title={fitText(f, r)}>
+              {r.step.maxContextFitting === null ? 'any context' : `${fmtInt(r.step.maxContextFitting)} tokens`}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
 export function App({ state }: { state: FigureState }) {
   const { figure, error, stepper, configure, modelNames } = state;
   const f = figure.value;
-  const step = stepper.step.value;
   const stop = nearestStop(f.config.context);
   return (
     <div class="viz kv-evolution flow">
@@ -59,32 +84,18 @@ export function App({ state }: { state: FigureState }) {
         ]} />
       </Fold>
 
-      <TokenRows fig={f} step={step} />
+      <TokenRowsAtStep state={state} />
       <div class="memory-panel">
-        <FitChart fig={f} step={step} />
+        <FitChartAtStep state={state} />
         <Fold more="Table" fewer="Hide table" class="panel-fold">
-          <table class="readout" data-testid="readout">
-            <thead><tr><th>Scheme</th><th>per token</th><th>per request at {fmtTokens(f.config.context)}</th><th class="fit-col">fits up to</th></tr></thead>
-            <tbody>
-              {f.rows.map((r, i) => (
-                <tr key={r.scheme} class={i === step ? 'current' : i > step ? 'pending' : ''}>
-                  <th scope="row"><span class="swatch" style={{ background: SCHEME_COLORS[r.scheme] }} />{SCHEME_NAMES[r.scheme]}</th>
-                  <td data-testid={`per-token-${r.scheme}`}>{fmtBytes(r.step.kv.bytesPerToken)}</td>
-                  <td data-testid={`per-request-${r.scheme}`}>{fmtBytes(r.step.kv.bytesPerRequest)}</td>
-                  <td class="fit-col" data-testid={`fit-${r.scheme}`} title={fitText(f, r)}>
-                    {r.step.maxContextFitting === null ? 'any context' : `${fmtInt(r.step.maxContextFitting)} tokens`}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <SchemeTable state={state} />
         </Fold>
       </div>
       <p class="note">Binary units (1 GiB = 2<sup>30</sup> B); the GPU's 80 GB is decimal, as NVIDIA prints it. {f.config.weights
         ? `Weights: ${fmtInt(f.preset.activeParameters.value!)} parameters × 2 B = ${fmtBytes(f.weightBytes)}, the same for every scheme (an MHA variant's larger K/V projections are not added).`
         : 'Weights not counted: the whole memory holds the cache.'} FP16 cache, one request.</p>
 
-      <Narration stepper={stepper} lookFor={LOOK_FOR} text={() => narration(f, step)} />
+      <Narration stepper={stepper} lookFor={LOOK_FOR} text={() => narration(f, stepper.step.value)} />
 
       <footer class="viz-footer">
         <PlayControls stepper={stepper} />

@@ -2,10 +2,11 @@
 // sliding window bends its line flat), the GPU's memory as a dashed line (less the weights when they
 // are counted), and the chosen context as a cursor. A scheme's line crossing the memory line is where a
 // request stops fitting; the core's maxContextFitting marks it.
+import { useMemo } from 'preact/hooks';
 import { fmtBytes } from '../shared/format';
 import { logScale } from '../shared/logScale';
 import { useWidth } from '../shared/useWidth';
-import { CONTEXT, fmtTokens, SCHEME_NAMES, type Figure } from './model';
+import { CONTEXT, fmtInt, fmtTokens, SCHEME_NAMES, type Figure } from './model';
 import { SCHEME_COLORS } from './TokenRows';
 
 const M = { l: 58, r: 10, t: 10, b: 24 };
@@ -24,6 +25,8 @@ export function FitChart({ fig, step }: { fig: Figure; step: number }) {
   const yTicks = y.ticks(4);
   const yShown = yTicks.filter((_, i) => i % Math.ceil(yTicks.length / (narrow ? 4 : 6)) === 0);
   const cx = x(fig.config.context);
+  // The curves are the model's (whatever the context or the weights): their points kept per model and width.
+  const points = useMemo(() => fig.rows.map((r) => r.curve.map(([t, b]) => `${x(t)},${y(b)}`).join(' ')), [fig.config.model, width]);
   return (
     <div ref={ref} class="fit-chart-frame">
       <svg class="fit-chart" width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img"
@@ -48,15 +51,15 @@ export function FitChart({ fig, step }: { fig: Figure; step: number }) {
           </text>
         )}
         <line x1={cx} x2={cx} y1={M.t} y2={height - M.b} class="cursor" />
-        {shown.map((r) => {
+        {shown.map((r, i) => {
           const color = SCHEME_COLORS[r.scheme];
           const fit = r.step.maxContextFitting;
           return <g key={r.scheme} data-testid={`curve-${r.scheme}`}>
-            <polyline points={r.curve.map(([t, b]) => `${x(t)},${y(b)}`).join(' ')} fill="none" stroke={color} stroke-width={2.2} />
+            <polyline points={points[i]} fill="none" stroke={color} stroke-width={2.2} />
             <circle cx={cx} cy={y(r.step.kv.bytesPerRequest)} r={4} fill={color} data-bytes={r.step.kv.bytesPerRequest} />
             {free > 0 && fit !== null && fit >= CONTEXT.min && fit <= CONTEXT.max && (
               <path d={`M${x(fit)},${y(free) - 6} l-4,-7 h8 z`} fill={color} data-testid={`stops-${r.scheme}`} data-tokens={fit}>
-                <title>{`${SCHEME_NAMES[r.scheme]} stops fitting after ${fit.toLocaleString('en-US')} tokens`}</title>
+                <title>{`${SCHEME_NAMES[r.scheme]} stops fitting after ${fmtInt(fit)} tokens`}</title>
               </path>
             )}
           </g>;

@@ -2,7 +2,11 @@
 // 2 H_q d_h fill the width), K/V blocks coloured by K/V head. Above them the query heads, coloured by
 // the cached head they read under the current scheme, with brackets over the heads that share one.
 // Rows after the current step are drawn faint: the figure steps through the schemes in order.
-import { useMemo } from 'preact/hooks';
+// The blocks and the query heads are painted on a canvas under the SVG text (up to 384 of them for
+// a model of 128 query heads, which as SVG a new model created and removed); the canvas lists the
+// blocks it paints in data-blocks.
+import { useLayoutEffect, useMemo, useRef } from 'preact/hooks';
+import { cssPixelContext } from '../shared/canvas';
 import { colors } from '../shared/theme';
 import { useWidth } from '../shared/useWidth';
 import { fmtBytes } from '../shared/format';
@@ -25,34 +29,51 @@ function cachedHeadOf(row: SchemeRow, q: number, qHeads: number): number {
   return Math.floor(q / (qHeads / kv.kvHeads));
 }
 
-function Blocks({ row, x0, y, h, perElement }: { row: SchemeRow; x0: number; y: number; h: number; perElement: number }) {
+interface Cell { x: number; y: number; w: number; h: number; fill: string; alpha: number }
+interface Block extends Cell { kind: 'k' | 'v' | 'latent' | 'rope' }
+
+// One row's blocks: a K and a V block per cached head (MLA: the latent and the RoPE key), as wide as their elements.
+function blocksOf(row: SchemeRow, x0: number, y: number, h: number, perElement: number): Block[] {
   const kv = row.step.kv;
   if (row.scheme === 'mla') {
     const wl = kv.latentDim * perElement, wr = kv.ropeDim * perElement;
-    return <g data-testid={`blocks-${row.scheme}`} data-elements={kv.elementsPerTokenPerLayer}>
-      <rect x={x0} y={y} width={wl} height={h} fill={LATENT} class="block" data-kind="latent" />
-      <rect x={x0 + wl + 1} y={y} width={wr} height={h} fill={ROPE} class="block" data-kind="rope" />
-    </g>;
+    return [{ kind: 'latent', x: x0, y, w: wl, h, fill: LATENT, alpha: 1 }, { kind: 'rope', x: x0 + wl + 1, y, w: wr, h, fill: ROPE, alpha: 1 }];
   }
   const w = kv.headDim * perElement;
   const gap = w >= 4 ? 1 : 0;
-  const blocks = [];
-  for (const [part, offset] of [['k', 0], ['v', kv.kvHeads * w + KV_GAP]] as const) {
+  const blocks: Block[] = [];
+  for (const [kind, offset] of [['k', 0], ['v', kv.kvHeads * w + KV_GAP]] as const) {
     for (let hd = 0; hd < kv.kvHeads; hd++) {
-      blocks.push(<rect key={`${part}${hd}`} x={x0 + offset + hd * w} y={y} width={Math.max(w - gap, 0.6)} height={h}
-        fill={headColor(hd)} fill-opacity={headOpacity(hd)} class="block" data-kind={part} />);
+      blocks.push({ kind, x: x0 + offset + hd * w, y, w: Math.max(w - gap, 0.6), h, fill: headColor(hd), alpha: headOpacity(hd) });
     }
   }
-  return <g data-testid={`blocks-${row.scheme}`} data-elements={kv.elementsPerTokenPerLayer}>{blocks}</g>;
+  return blocks;
+}
+
+// The query heads under a row's scheme, coloured by the cached head each reads.
+function queryCells(row: SchemeRow, qHeads: number, width: number, y: number): Cell[] {
+  const w = width / qHeads;
+  return Array.from({ length: qHeads }, (_, q) => {
+    const h = cachedHeadOf(row, q, qHeads);
+    return { x: q * w, y, w: Math.max(w - (w >= 4 ? 1 : 0), 0.6), h: 12, fill: h < 0 ? LATENT : headColor(h), alpha: h < 0 ? 1 : headOpacity(h) };
+  });
+}
+
+// Rows after the current step faint, those before it dimmed (as the rows' text in style.css).
+const ROW_ALPHA = { done: 0.7, current: 1, pending: 0.18 } as const;
+
+function paintCells(canvas: HTMLCanvasElement, width: number, height: number, cells: Cell[]) {
+  const g = cssPixelContext(canvas, width, height);
+  g.clearRect(0, 0, width, height);
+  for (const c of cells) {
+    g.globalAlpha = c.alpha;
+    g.fillStyle = c.fill;
+    g.fillRect(c.x, c.y, c.w, c.h);
+  }
 }
 
 function QueryStrip({ row, qHeads, width, y }: { row: SchemeRow; qHeads: number; width: number; y: number }) {
   const w = width / qHeads;
-  const cells = Array.from({ length: qHeads }, (_, q) => {
-    const h = cachedHeadOf(row, q, qHeads);
-    return <rect key={q} x={q * w} y={y} width={Math.max(w - (w >= 4 ? 1 : 0), 0.6)} height={12}
-      fill={h < 0 ? LATENT : headColor(h)} fill-opacity={h < 0 ? 1 : headOpacity(h)} />;
-  });
   const kv = row.step.kv;
   const groups = row.scheme === 'mla' || row.scheme === 'mqa' ? 1 : row.scheme === 'gqa' ? kv.kvHeads : 0;
   const per = groups ? qHeads / groups : 1;
@@ -66,7 +87,6 @@ function QueryStrip({ row, qHeads, width, y }: { row: SchemeRow; qHeads: number;
     : row.scheme === 'gqa' ? `GQA: ${groups} groups of ${per} query heads, one K/V head each`
     : `MLA: all ${qHeads} query heads read one latent`;
   return <g data-testid="query-strip" data-groups={groups}>
-    {cells}
     {brackets}
     <text x={0} y={by + 18} class="caption">{caption}</text>
   </g>;
@@ -84,12 +104,25 @@ export function TokenRows({ fig, step }: { fig: Figure; step: number }) {
   const barH = narrow ? 12 : 18;
   const height = rowsTop + fig.rows.length * rowH;
   const current = fig.rows[step];
-  // The blocks are the model's cache shapes, whatever the context or step: kept, so a step or a new
-  // context redraws only the query strip, the rows' states and the numbers.
-  const blocks = useMemo(() => fig.rows.map((r, i) =>
-    <Blocks row={r} x0={0} y={rowsTop + i * rowH + (narrow ? 15 : 16)} h={barH} perElement={perElement} />), [fig.config.model, width]);
-  return (
+  const canvas = useRef<HTMLCanvasElement>(null);
+  // The blocks are the model's cache shapes, whatever the context or step: kept per model and width.
+  const blocks = useMemo(() => fig.rows.map((r, i) => blocksOf(r, 0, rowsTop + i * rowH + (narrow ? 15 : 16), barH, perElement)),
+    [fig.config.model, width]);
+  const drawn = useMemo(() => JSON.stringify(Object.fromEntries(fig.rows.map((r, i) =>
+    [r.scheme, { elements: r.step.kv.elementsPerTokenPerLayer, kinds: blocks[i].map((b) => b.kind) }]))), [blocks]);
+  useLayoutEffect(() => {
+    const rowAlpha = (i: number) => ROW_ALPHA[i < step ? 'done' : i === step ? 'current' : 'pending'];
+    paintCells(canvas.current!, width, height, [
+      ...queryCells(current, qHeads, width, stripTop),
+      ...blocks.flatMap((row, i) => row.map((b) => ({ ...b, alpha: b.alpha * rowAlpha(i) }))),
+    ]);
+  }, [blocks, step, width]);
+  // What is drawn depends on the model, the step and the width alone (a token's cache does not
+  // change with the context or with counting the weights): kept while they stay, so those settings
+  // leave the drawing as it is.
+  return useMemo(() => (
     <div ref={ref} class="token-rows-frame" data-drawing>
+      <canvas ref={canvas} style={{ width: `${width}px`, height: `${height}px` }} data-testid="token-blocks" data-blocks={drawn} />
       <svg class="token-rows" width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img"
         aria-label={`One token in one layer of ${fig.preset.name}: ${fig.rows.map((r) => `${SCHEME_NAMES[r.scheme]} caches ${r.step.kv.elementsPerTokenPerLayer} values`).join(', ')}`}>
         <text x={0} y={12} class="heading">{narrow ? `${qHeads} query heads → the cached head they read` : `Query heads (H_q = ${qHeads}), coloured by the cached head they read under ${SCHEME_NAMES[current.scheme]}`}</text>
@@ -104,11 +137,10 @@ export function TokenRows({ fig, step }: { fig: Figure; step: number }) {
                 <tspan class="scheme-name">{SCHEME_NAMES[r.scheme]}</tspan>{` ${rowShape(r, narrow)}${r.step.ownScheme ? (narrow ? ' ★' : ' (this model)') : ''}`}
               </text>
               <text x={width} y={y + 12} text-anchor="end" class="row-bytes" data-testid={`row-bytes-${r.scheme}`}>{fmtBytes(r.step.kv.bytesPerToken)} / token</text>
-              {blocks[i]}
             </g>
           );
         })}
       </svg>
     </div>
-  );
+  ), [fig.config.model, step, width]);
 }

@@ -40,7 +40,8 @@ export interface Figure {
   weightBytes: number;
 }
 
-const fmtInt = (n: number) => n.toLocaleString('en-US');
+// One formatter for every number (toLocaleString would build one per call, many per interaction).
+const fmtInt = ((format) => (n: number) => format.format(n))(new Intl.NumberFormat('en-US'));
 
 // Curves depend on the model only (the cache, not the weights), so a context change reuses them; the
 // presets never change.

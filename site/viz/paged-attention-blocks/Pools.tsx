@@ -5,7 +5,12 @@
 // of physical blocks (filled to the tokens they hold, shared blocks dashed with their reference
 // count), and the block tables below it, each logical block an arrow to its physical block: all
 // tables on a wide screen (the focused request's arrows strong), the focused request's alone on a phone.
+// The pool's blocks are painted on a canvas over the SVG (a scrub changes about half of them, which
+// as SVG cost eight attribute writes and their style and layout each); it lists what it paints in
+// data-blocks. A copy-on-write's arrow is drawn in a second SVG above the canvas.
+import { useLayoutEffect, useRef } from 'preact/hooks';
 import type { ServingState } from '../../../wasm/load';
+import { cssPixelContext } from '../shared/canvas';
 import { colors } from '../shared/theme';
 import { useWidth } from '../shared/useWidth';
 import { blockFill, blockOwner, eventRange, requestColor, timelineIndex, WORKLOAD, type Figure, type StepState } from './model';
@@ -39,8 +44,67 @@ function externalHoles(st: ServingState, externalSlots: number): Set<number> {
   return out;
 }
 
+interface BlockPaint { block: number; refs: number; fill: number; request: number; arrived: boolean }
+
+// The labels' fonts (style.css gives the SVG text 10px in the page's family), read once.
+let labelFonts: { plain: string; bold: string } | null = null;
+const fonts = () => {
+  if (labelFonts) return labelFonts;
+  const family = getComputedStyle(document.body).fontFamily;
+  return (labelFonts = { plain: `10px ${family}`, bold: `650 10px ${family}` });
+};
+
+// Each block: its frame (white and thicker for a request that just arrived), filled in its owner's
+// colour to the tokens it holds, dashed inside when shared, and its number (×n when shared) on it.
+function paintBlocks(canvas: HTMLCanvasElement, blocks: BlockPaint[], g0: { width: number; top: number; height: number },
+  at: (b: number) => { x: number; y: number }, blockW: number, rowH: number, bs: number, narrow: boolean) {
+  const g = cssPixelContext(canvas, g0.width, g0.height);
+  g.clearRect(0, 0, g0.width, g0.height);
+  g.translate(0, -g0.top);
+  const f = fonts();
+  g.textAlign = 'center';
+  g.textBaseline = 'middle';
+  for (const { block, refs, fill, request, arrived } of blocks) {
+    const { x, y } = at(block);
+    const c = request >= 0 ? requestColor(request) : colors.border;
+    g.setLineDash([]);
+    g.fillStyle = colors.panel;
+    g.fillRect(x + 1, y, blockW - 2, rowH);
+    g.strokeStyle = arrived ? '#fff' : colors.border;
+    g.lineWidth = arrived ? 2.5 : 1;
+    g.strokeRect(x + 1, y, blockW - 2, rowH);
+    if (refs > 0 && fill > 0) {
+      g.fillStyle = c;
+      g.fillRect(x + 1, y, ((blockW - 2) * fill) / bs, rowH);
+    }
+    if (refs > 1) {
+      g.strokeStyle = '#e5e5e5';
+      g.lineWidth = 1.5;
+      g.setLineDash([3, 2]);
+      g.strokeRect(x + 2, y + 1, blockW - 4, rowH - 2);
+    }
+    const label = refs > 1 ? `×${refs}` : narrow ? '' : String(block);
+    if (!label) continue;
+    const cx = x + blockW / 2, cy = y + rowH / 2;
+    if (refs > 0) {
+      g.font = f.bold;
+      g.setLineDash([]);
+      g.strokeStyle = '#0a0a0a';
+      g.lineWidth = 2.5;
+      g.miterLimit = 4;  // SVG's default, as the SVG labels had
+      g.strokeText(label, cx, cy);
+      g.fillStyle = '#fff';
+    } else {
+      g.font = f.plain;
+      g.fillStyle = colors.textMuted;
+    }
+    g.fillText(label, cx, cy);
+  }
+}
+
 export function Pools({ figure, st, focus }: { figure: Figure; st: StepState; focus: number | null }) {
   const [ref, width] = useWidth<HTMLDivElement>();
+  const canvas = useRef<HTMLCanvasElement>(null);
   const narrow = width < 640;
   const bs = WORKLOAD.blockSize, blocks = figure.config.blocks;
   const perRow = narrow ? 8 : 16;
@@ -87,6 +151,12 @@ export function Pools({ figure, st, focus }: { figure: Figure; st: StepState; fo
   const pt = timelineIndex(figure.paged, st.step);
   const pWaste = figure.paged.timeline.internalFragmentationSlots[pt] / figure.paged.capacitySlots;
   const pctText = (x: number) => `${(100 * x).toFixed(0)} %`;
+
+  const blocksDrawn: BlockPaint[] = Array.from(refs, (n, b) => ({ block: b, refs: n, fill: n > 0 ? fill[b] : 0, request: owner[b],
+    arrived: refused !== undefined && owner[b] === refused }));
+  // The canvas spans the pool's rows and the half of a thick frame that sticks out above and below.
+  const poolArea = { width, top: pTop - 2, height: pBottom - pTop + 4 };
+  useLayoutEffect(() => paintBlocks(canvas.current!, blocksDrawn, poolArea, (b) => ({ x: blockX(b), y: blockY(b) }), blockW, poolRowH, bs, narrow));
 
   return (
     <div ref={ref} class="pools-frame" data-drawing>
@@ -154,29 +224,6 @@ export function Pools({ figure, st, focus }: { figure: Figure; st: StepState; fo
             );
           })}
         </g>
-        <g data-testid="pool">
-          {Array.from(refs, (n, b) => {
-            const x = blockX(b), y = blockY(b), own = owner[b];
-            const c = own >= 0 ? requestColor(own) : colors.border;
-            const state = n === 0 ? 'free' : n > 1 ? 'shared' : 'used';
-            return (
-              <g key={b} class={`block ${state}${refused !== undefined && own === refused ? ' arrived' : ''}`} data-block={b} data-refs={n} data-fill={fill[b]} data-request={own}>
-                {/* The same elements whatever the block holds, so a scrub changes attributes instead of creating nodes. */}
-                <rect class="block-bg" x={x + 1} y={y} width={blockW - 2} height={poolRowH} stroke={n > 0 ? c : colors.border} />
-                <rect class="block-fill" x={x + 1} y={y} width={n > 0 ? ((blockW - 2) * fill[b]) / bs : 0} height={poolRowH} fill={c} />
-                <rect class="block-shared" x={x + 2} y={y + 1} width={blockW - 4} height={poolRowH - 2} />
-                <text class="block-label" x={x + blockW / 2} y={y + poolRowH / 2} text-anchor="middle" dominant-baseline="middle">
-                  {n > 1 ? `×${n}` : narrow ? '' : String(b)}
-                </text>
-              </g>
-            );
-          })}
-          {cow.map(({ from, to }, k) => (
-            <path key={k} class="cow-arrow" data-from={from} data-to={to} marker-end="url(#arrow-head)"
-              d={`M${blockX(from) + blockW / 2},${blockY(from)} C${blockX(from) + blockW / 2},${blockY(from) - 12} ${blockX(to) + blockW / 2},${blockY(to) - 12} ${blockX(to) + blockW / 2},${blockY(to)}`} />
-          ))}
-        </g>
-
         <text class="section-title" x={0} y={tTop - 7}>{narrow ? (focus === null ? 'Block tables: no request running' : `Block tables of request ${focus}`) : 'Block tables: logical block → physical block'}</text>
         <g data-testid="tables">
           {shown.map((q, row) => {
@@ -194,6 +241,16 @@ export function Pools({ figure, st, focus }: { figure: Figure; st: StepState; fo
               </g>
             );
           })}
+        </g>
+      </svg>
+      <canvas ref={canvas} class="pool-blocks" data-testid="pool-blocks" data-blocks={JSON.stringify(blocksDrawn)}
+        style={{ top: `${poolArea.top}px`, width: `${width}px`, height: `${poolArea.height}px` }} />
+      <svg class="pools-over" width={width} height={height} aria-hidden="true">
+        <g data-testid="pool">
+          {cow.map(({ from, to }, k) => (
+            <path key={k} class="cow-arrow" data-from={from} data-to={to} marker-end="url(#arrow-head)"
+              d={`M${blockX(from) + blockW / 2},${blockY(from)} C${blockX(from) + blockW / 2},${blockY(from) - 12} ${blockX(to) + blockW / 2},${blockY(to) - 12} ${blockX(to) + blockW / 2},${blockY(to)}`} />
+          ))}
         </g>
       </svg>
     </div>

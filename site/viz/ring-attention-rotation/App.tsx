@@ -10,13 +10,13 @@ import { Segmented } from '../shared/Segmented';
 import { fmt, fmtBytes, fmtSeconds } from '../shared/format';
 import { TimelineScrubber } from '../shared/TimelineScrubber';
 import { MergeTable } from './MergeTable';
-import { DEVICES, fmtGBs, fmtTokens, GPU_NAME, LINKS_GBS, MODEL_NAME, SEQ_LENS, stepLabels, TRACE_HEAD_DIM, type Figure } from './model';
+import { DEVICES, fmtGBs, fmtInt, fmtTokens, GPU_NAME, LINKS_GBS, MODEL_NAME, SEQ_LENS, stepLabels, TRACE_HEAD_DIM, type Figure } from './model';
 import { fmtError, narration } from './narration';
 import { Ring } from './Ring';
 import type { FigureState } from './state';
 import { Timeline } from './Timeline';
 
-const n = (x: number) => Math.round(x).toLocaleString('en-US');
+const n = (x: number) => fmtInt(Math.round(x));
 // What to look for when the figure opens (shared/Narration.tsx).
 const LOOK_FOR = 'whether each orange send fits under its blue compute bar: then the ring costs no more than the compute. Press Play or step with →.';
 
@@ -45,10 +45,15 @@ function Readout({ f, step }: { f: Figure; step: number }) {
   );
 }
 
+// The parts that show the step read the clock themselves, so that a step re-renders them and not
+// the controls, the note and the frame around them.
+const RingAtStep = ({ state }: { state: FigureState }) => <Ring figure={state.figure.value} step={state.clock.step.value} />;
+const ReadoutAtStep = ({ state }: { state: FigureState }) => <Readout f={state.figure.value} step={state.clock.step.value} />;
+const MergeAtStep = ({ state }: { state: FigureState }) => <MergeTable figure={state.figure.value} step={state.clock.step.value} />;
+
 export function App({ state }: { state: FigureState }) {
   const { figure, error, clock, configure } = state;
   const f = figure.value;
-  const step = clock.step.value;
   const c = f.config;
   return (
     <div class="viz ring-rotation">
@@ -66,18 +71,18 @@ export function App({ state }: { state: FigureState }) {
       <ErrorBanner message={error.value} onDismiss={() => (error.value = null)} />
       <div class="stage">
         <Fold more="Show the ring" fewer="Hide the ring" class="ring-fold">
-          <Ring figure={f} step={step} />
+          <RingAtStep state={state} />
         </Fold>
-        <Timeline figure={f} clockTime={clock.time} doneBy={f.stops[step]} />
+        <Timeline figure={f} clock={clock} />
       </div>
       <p class="model-note">One attention layer of {MODEL_NAME} ({f.head.qHeads} query heads, {f.head.kvHeads} K/V heads, d = {f.head.headDim}, FP16) on {GPU_NAME}s at peak; the link bandwidth is your assumption, not a sourced figure. The merge below is computed exactly on a small seeded stand-in.</p>
       <div class="lower">
-        <Readout f={f} step={step} />
+        <ReadoutAtStep state={state} />
         <Fold more="Merge of one query" fewer="Hide the merge" class="merge-fold">
-          <MergeTable figure={f} step={step} />
+          <MergeAtStep state={state} />
         </Fold>
       </div>
-      <Narration stepper={clock} lookFor={LOOK_FOR} text={() => narration(f, step)} />
+      <Narration stepper={clock} lookFor={LOOK_FOR} text={() => narration(f, clock.step.value)} />
       <footer class="viz-footer">
         <PlayControls stepper={clock} />
         <TimelineScrubber stepper={clock} labels={stepLabels(c.devices)} stops={c.devices <= 4} />

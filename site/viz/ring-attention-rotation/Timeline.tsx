@@ -4,17 +4,19 @@
 // that all-gathers K/V before computing. Bars fill up to the clock's time; the playhead marks it.
 // Drawn in CSS pixels at the element's width, so labels keep their size on a phone.
 //
-// Three layers, so that playback redraws only what moves: the bars' outlines and lanes (change with
-// the figure or the width), their solid fill up to the clock's time (every frame), and the shard
-// labels (dark once their step has run). The first and last are class components that skip
-// rendering while their props are unchanged (as shared/AttentionGrid.tsx does).
-import type { Signal } from '@preact/signals';
-import { Component } from 'preact';
-import { useMemo } from 'preact/hooks';
+// The bars are painted on two canvases under the SVG, so that a new ring (up to 122 bars and 65
+// shard names at 8 devices) costs draw calls instead of hundreds of new SVG elements: the faint
+// outlines and step edges (with the figure or the width), and over them the solid fill up to the
+// clock's time with the shard names (dark once their step has run), every frame of playback. The
+// SVG keeps the legend, the lane names, the axis and the playhead; the base canvas lists the bars
+// it draws in data-bars.
+import { useLayoutEffect, useMemo, useRef } from 'preact/hooks';
+import { cssPixelContext } from '../shared/canvas';
 import { fmtSeconds } from '../shared/format';
+import type { Clock } from '../shared/stepper';
 import { colors } from '../shared/theme';
 import { useWidth } from '../shared/useWidth';
-import type { Figure } from './model';
+import { DEVICES, type Figure } from './model';
 
 const COMPUTE = colors.active;
 export const SEND = colors.heads[0];
@@ -22,7 +24,8 @@ export const SEND = colors.heads[0];
 interface BarSpec { kind: string; lane: string; t0: number; t1: number; x0: number; w: number; y: number; h: number; fill: string; label?: string }
 
 interface Layout {
-  width: number; height: number; labelW: number; right: number; narrow: boolean;
+  /** canvasH: the height at the most devices, which the canvases keep (see paintOutlines). */
+  width: number; height: number; canvasH: number; labelW: number; right: number; narrow: boolean;
   lanesTop: number; agTop: number; laneH: number;
   x: (t: number) => number;
   bars: BarSpec[];
@@ -50,76 +53,93 @@ function layout(figure: Figure, width: number): Layout {
   }
   bar('gather-send', 'lane-allgather', 0, timing.allgatherCommTimeS, agTop + 4 + cH, sH, SEND);
   bar('gather-compute', 'lane-allgather', timing.allgatherCommTimeS, timing.allgatherTimeS, agTop + 2, cH, COMPUTE, 'all K/V');
-  return { width, height: agTop + laneH + axisH, labelW, right, narrow, lanesTop, agTop, laneH, x, bars };
+  const height = agTop + laneH + axisH, canvasH = height + (DEVICES.max - P) * laneH;
+  return { width, height, canvasH, labelW, right, narrow, lanesTop, agTop, laneH, x, bars };
 }
 
 const showsLabel = (b: BarSpec) => b.label !== undefined && b.w >= 38 && b.h >= 12;
 
-// The lanes, their names and every bar's outline (faint), with its times in data attributes for the tests.
-class Outlines extends Component<{ L: Layout; figure: Figure }> {
-  shouldComponentUpdate(next: { L: Layout }) { return next.L !== this.props.L; }
-  render({ L, figure }: { L: Layout; figure: Figure }) {
-    const lanes: [string, string, number][] = [
-      ...Array.from({ length: figure.config.devices }, (_, d): [string, string, number] => [`lane-${d}`, `GPU ${d}`, L.lanesTop + d * L.laneH]),
-      ['lane-allgather', L.narrow ? 'gather' : 'all-gather', L.agTop]];
-    return (
-      <g>
-        {figure.steps.map((s) => <line key={s.end} x1={L.x(s.end)} x2={L.x(s.end)} y1={L.lanesTop} y2={L.lanesTop + figure.config.devices * L.laneH} class="step-edge" />)}
-        {lanes.map(([id, name, top]) => (
-          <g key={id} class="lane" data-testid={id}>
-            <text x={L.labelW - 6} y={top + L.laneH / 2} text-anchor="end" dominant-baseline="central" class="lane-label">{name}</text>
-            {L.bars.map((b, i) => b.lane === id && (
-              <g key={i} class={`bar ${b.kind}`} data-i={i} data-t0={b.t0} data-t1={b.t1}>
-                <rect x={b.x0} y={b.y} width={b.w} height={b.h} fill={b.fill} fill-opacity={0.25} rx={2} />
-              </g>
-            ))}
-          </g>
-        ))}
-      </g>
-    );
+// The shard names' font: 650 11px in the page's family, like the SVG text beside them; read once.
+let labelFont: string | null = null;
+const font = () => (labelFont ??= `650 11px ${getComputedStyle(document.body).fontFamily}`);
+
+// The step edges (dashed) and every bar's outline (faint). Both canvases are as tall as the
+// timeline of the most devices and the frame clips them: a new device count then repaints them
+// instead of reallocating their backing stores (which costs more than the painting).
+function paintOutlines(canvas: HTMLCanvasElement, L: Layout, figure: Figure) {
+  const g = cssPixelContext(canvas, L.width, L.canvasH);
+  g.clearRect(0, 0, L.width, L.canvasH);
+  g.globalAlpha = 1;  // the context keeps the outlines' alpha from the last paint
+  g.strokeStyle = colors.border;
+  g.lineWidth = 1;
+  g.setLineDash([2, 3]);
+  g.beginPath();
+  for (const s of figure.steps) {
+    g.moveTo(L.x(s.end), L.lanesTop);
+    g.lineTo(L.x(s.end), L.lanesTop + figure.config.devices * L.laneH);
+  }
+  g.stroke();
+  g.globalAlpha = 0.25;
+  for (const b of L.bars) {
+    g.fillStyle = b.fill;
+    g.beginPath();
+    g.roundRect(b.x0, b.y, b.w, b.h, 2);
+    g.fill();
   }
 }
 
-// The shard names on the bars wide and tall enough for them: dark on a bar whose step has run.
-class Labels extends Component<{ L: Layout; doneBy: number }> {
-  shouldComponentUpdate(next: { L: Layout; doneBy: number }) { return next.L !== this.props.L || next.doneBy !== this.props.doneBy; }
-  render({ L, doneBy }: { L: Layout; doneBy: number }) {
-    return (
-      <g>
-        {L.bars.map((b, i) => showsLabel(b) && (
-          <text key={i} data-i={i} x={b.x0 + b.w / 2} y={b.y + b.h / 2} class={b.t1 <= doneBy ? 'bar-label filled' : 'bar-label'}
-            text-anchor="middle" dominant-baseline="central">{b.label}</text>
-        ))}
-      </g>
-    );
+// The bars' solid fill up to `now` (px) and the shard names, dark on a bar whose step has run.
+function paintProgress(canvas: HTMLCanvasElement, L: Layout, now: number, doneBy: number) {
+  const g = cssPixelContext(canvas, L.width, L.canvasH);
+  g.clearRect(0, 0, L.width, L.canvasH);
+  for (const b of L.bars) {
+    if (b.x0 >= now) continue;
+    g.fillStyle = b.fill;
+    g.beginPath();
+    g.roundRect(b.x0, b.y, Math.min(now - b.x0, b.w), b.h, 2);
+    g.fill();
+  }
+  g.font = font();
+  g.textAlign = 'center';
+  g.textBaseline = 'middle';
+  for (const b of L.bars) {
+    if (!showsLabel(b)) continue;
+    g.fillStyle = b.t1 <= doneBy ? '#0a0a0a' : colors.textMuted;
+    g.fillText(b.label!, b.x0 + b.w / 2, b.y + b.h / 2);
   }
 }
 
-// `clockTime` is the clock's signal and `doneBy` the time of its last stop reached: read here, so
-// that playback re-renders the timeline alone.
-export function Timeline({ figure, clockTime, doneBy }: { figure: Figure; clockTime: Signal<number>; doneBy: number }) {
+// The clock's time and its last stop reached are read here, so that playback re-renders the timeline alone.
+export function Timeline({ figure, clock }: { figure: Figure; clock: Clock }) {
   const [ref, width] = useWidth<HTMLDivElement>();
-  // Kept while the figure and the width stay, so the outline and label layers skip rendering.
+  const outlines = useRef<HTMLCanvasElement>(null), progress = useRef<HTMLCanvasElement>(null);
+  // Kept while the figure and the width stay, so that playback repaints the progress canvas alone.
   const L = useMemo(() => layout(figure, width), [figure, width]);
-  const time = clockTime.value, now = L.x(time);
-  const { timing, config } = figure;
+  const now = L.x(clock.time.value), doneBy = figure.stops[clock.step.value];
+  useLayoutEffect(() => paintOutlines(outlines.current!, L, figure), [L]);
+  useLayoutEffect(() => paintProgress(progress.current!, L, now, doneBy), [L, now, doneBy]);
+  const drawn = useMemo(() => JSON.stringify(L.bars.map((b) => ({
+    kind: b.kind, lane: b.lane, t0: b.t0, t1: b.t1, x0: b.x0, w: b.w, label: showsLabel(b) ? b.label : null,
+  }))), [L]);
   const { labelW, right, narrow, lanesTop, agTop, laneH, height } = L;
-  const ringEnd = L.x(timing.ringTimeS), agEnd = L.x(timing.allgatherTimeS);
-  return (
-    <div ref={ref} class="timeline-frame" data-drawing>
-      <svg class="timeline" width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img"
-        aria-label={`${config.devices} devices: one rotation takes ${fmtSeconds(timing.ringTimeS)} with communication overlapped, against ${fmtSeconds(timing.allgatherTimeS)} for all-gather then compute`}>
+  // The legend, the lane names and the axis change with the figure and the width only.
+  const frame = useMemo(() => {
+    const { timing, config } = figure;
+    const ringEnd = L.x(timing.ringTimeS), agEnd = L.x(timing.allgatherTimeS);
+    const lanes: [string, string, number][] = [
+      ...Array.from({ length: config.devices }, (_, d): [string, string, number] => [`lane-${d}`, `GPU ${d}`, lanesTop + d * laneH]),
+      ['lane-allgather', narrow ? 'gather' : 'all-gather', agTop]];
+    return (
+      <>
         <g class="legend-row" transform="translate(0 4)">
           <rect x={labelW} y={2} width={12} height={10} fill={COMPUTE} rx={2} />
           <text x={labelW + 16} y={7} dominant-baseline="central" class="legend-text">{narrow ? 'attention' : 'attention on the resident K/V shard'}</text>
           <rect x={labelW + (narrow ? 86 : 232)} y={4} width={12} height={6} fill={SEND} rx={2} />
           <text x={labelW + (narrow ? 102 : 248)} y={7} dominant-baseline="central" class="legend-text">{narrow ? 'send K/V →' : 'send it to the next device'}</text>
         </g>
-        <Outlines L={L} figure={figure} />
-        <g class="progress">
-          {L.bars.map((b, i) => b.x0 < now && <rect key={i} x={b.x0} y={b.y} width={Math.min(now - b.x0, b.w)} height={b.h} fill={b.fill} rx={2} />)}
-        </g>
-        <Labels L={L} doneBy={doneBy} />
+        {lanes.map(([id, name, top]) => (
+          <text key={id} data-testid={id} x={labelW - 6} y={top + laneH / 2} text-anchor="end" dominant-baseline="central" class="lane-label">{name}</text>
+        ))}
         <g class="axis" transform={`translate(0 ${agTop + laneH + 4})`}>
           <line x1={labelW} x2={width - right} y1={0} y2={0} class="axis-line" />
           <text x={labelW} y={12} class="tick" text-anchor="start">0</text>
@@ -127,6 +147,18 @@ export function Timeline({ figure, clockTime, doneBy }: { figure: Figure; clockT
           <text x={Math.max(ringEnd, labelW + 60)} y={12} class="tick ring" text-anchor="end" data-testid="ring-end">ring {fmtSeconds(timing.ringTimeS)}</text>
           <text x={agEnd} y={27} class="tick" text-anchor="end" data-testid="gather-end">all-gather {fmtSeconds(timing.allgatherTimeS)}</text>
         </g>
+      </>
+    );
+  }, [L]);
+  const { timing, config } = figure;
+  const size = { width: `${width}px`, height: `${L.canvasH}px` };
+  return (
+    <div ref={ref} class="timeline-frame" data-drawing>
+      <canvas ref={outlines} style={size} data-testid="timeline-bars" data-bars={drawn} />
+      <canvas ref={progress} style={size} />
+      <svg class="timeline" width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img"
+        aria-label={`${config.devices} devices: one rotation takes ${fmtSeconds(timing.ringTimeS)} with communication overlapped, against ${fmtSeconds(timing.allgatherTimeS)} for all-gather then compute`}>
+        {frame}
         <line x1={now} x2={now} y1={lanesTop} y2={agTop + laneH} class="playhead" data-testid="playhead" />
       </svg>
     </div>

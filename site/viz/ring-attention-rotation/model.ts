@@ -95,4 +95,6 @@ export const traceAt = (f: Figure, t: number, d: number) => f.trace.steps[t * f.
 export const stepLabels = (devices: number) => ['start', ...Array.from({ length: devices }, (_, t) => `step ${t + 1}`)];
 
 export const fmtGBs = (g: number) => `${g} GB/s`;
-export const fmtTokens = (n: number) => (n >= 1024 && n % 1024 === 0 ? `${n / 1024}k` : n.toLocaleString('en-US'));
+// One formatter for every number (toLocaleString would build one per call, on every step).
+export const fmtInt = ((format) => (n: number) => format.format(n))(new Intl.NumberFormat('en-US'));
+export const fmtTokens = (n: number) => (n >= 1024 && n % 1024 === 0 ? `${n / 1024}k` : fmtInt(n));

@@ -1,9 +1,8 @@
 // One paragraph per stop of the rotation, with that step's numbers from the core.
 import { fmt, fmtBytes, fmtSeconds } from '../shared/format';
-import { GPU_NAME, MODEL_NAME, traceAt, type Figure } from './model';
+import { fmtInt as n, GPU_NAME, MODEL_NAME, traceAt, type Figure } from './model';
 import { WATCH_DEVICE, WATCH_ROW } from './MergeTable';
 
-const n = (x: number) => x.toLocaleString('en-US');
 export const fmtError = (e: number) => (e === 0 ? '0' : e.toExponential(1).replace('-', '−'));
 
 export function narration(f: Figure, step: number): string {
