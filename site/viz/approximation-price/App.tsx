@@ -16,6 +16,7 @@ import { LRA_ROWS, LRA_SOURCE, LRA_TASKS, LRA_URL } from './lra';
 import { SEEDS, SEQ_LENS, stepLabels, type InputKind } from './model';
 import { narration } from './narration';
 import type { FigureState } from './state';
+import { fmtInt } from '../shared/format';
 
 // What to look for when the figure opens (shared/Narration.tsx).
 const LOOK_FOR = 'where each method lands: cheaper to the left, more wrong higher up. Switch the input between random and retrieval. Press Play or step with →.';
@@ -79,7 +80,7 @@ export function App({ state }: { state: FigureState }) {
       <dl class="readout" data-testid="readout">
         <div>
           <dt>{p.method.name}: FLOPs</dt>
-          <dd data-testid="flops">{p.flops.toLocaleString('en-US')} ({(p.flops / dense.flops).toFixed(2)}× exact)</dd>
+          <dd data-testid="flops">{fmtInt(p.flops)} ({(p.flops / dense.flops).toFixed(2)}× exact)</dd>
         </div>
         <div>
           <dt>Error vs exact (rel. Frobenius)</dt>

@@ -8,7 +8,7 @@ import { Narration } from '../shared/Narration';
 import { PlayControls } from '../shared/PlayControls';
 import { Segmented } from '../shared/Segmented';
 import { TimelineScrubber } from '../shared/TimelineScrubber';
-import { fmtBytes, fmtCount } from '../shared/format';
+import { fmtBytes, fmtCount, fmtInt } from '../shared/format';
 import { Chart } from './Chart';
 import { METHOD_COLORS } from './colors';
 import { markerKey, METHODS, METRICS, N_MAX, N_MIN, PARAMS, value, type Metric } from './model';
@@ -39,7 +39,7 @@ export function App({ state }: { state: FigureState }) {
       </header>
       <div class="controls">
         <label class="slider">
-          <span>Sequence length N <output data-testid="n">{N.toLocaleString('en-US')}</output></span>
+          <span>Sequence length N <output data-testid="n">{fmtInt(N)}</output></span>
           <input type="range" min={String(Math.log10(N_MIN))} max={String(Math.log10(N_MAX))} step="0.01" value={String(clock.time.value)}
             aria-valuetext={`N = ${N}`} onInput={(e) => setN(Math.round(10 ** Number(e.currentTarget.value)))} />
         </label>
@@ -64,7 +64,7 @@ export function App({ state }: { state: FigureState }) {
           </Fold>
           <Fold more="Values" fewer="Hide values" class="panel-fold">
             <table class="readout" data-testid="readout">
-              <thead><tr><th scope="col">N = {N.toLocaleString('en-US')}, one head, d = {PARAMS.headDim}, FP16</th><th scope="col">{metric === 'memory' ? 'memory' : 'FLOPs'}</th><th scope="col">vs dense</th></tr></thead>
+              <thead><tr><th scope="col">N = {fmtInt(N)}, one head, d = {PARAMS.headDim}, FP16</th><th scope="col">{metric === 'memory' ? 'memory' : 'FLOPs'}</th><th scope="col">vs dense</th></tr></thead>
               <tbody>
                 {METHODS.map(({ method, name }, i) => (
                   <tr key={method}>
@@ -81,7 +81,7 @@ export function App({ state }: { state: FigureState }) {
           </Fold>
           <Fold more="Sources" fewer="Hide sources" always class="panel-fold">
             <p class="note" data-testid="sources">Counts from the core's implementations with their constants.{' '}
-              {f.markers.map((mk) => `${mk.model} (${mk.year}, ${mk.contextTokens.toLocaleString('en-US')} tokens): ${mk.source}. `)}
+              {f.markers.map((mk) => `${mk.model} (${mk.year}, ${fmtInt(mk.contextTokens)} tokens): ${mk.source}. `)}
               A100: {f.a100.source}.</p>
           </Fold>
         </div>
@@ -101,5 +101,5 @@ export function App({ state }: { state: FigureState }) {
 function formatRatio(r: number): string {
   if (r === 1) return '1×';
   if (r >= 0.01) return `${r.toPrecision(2)}×`;
-  return `1/${Math.round(1 / r).toLocaleString('en-US')}`;
+  return `1/${fmtInt(Math.round(1 / r))}`;
 }

@@ -4,6 +4,7 @@
 // constants of its implementations; the model markers and the A100 line with their sources.
 import type { AttnClassic } from '../../../wasm/load';
 import type { ComplexityCurveInfo, ComplexityMethodName, ComplexityPointInfo, MemoryReferenceInfo, TimelineMarkerInfo } from '../../../wasm/classic/sparse';
+import { fmtInt } from '../shared/format';
 
 export const N_MIN = 256;
 export const N_MAX = 1_000_000;
@@ -77,6 +78,6 @@ export const pointsAt = (core: AttnClassic, n: number) => METHODS.map(({ method 
 
 /** Validates an N from the URL: a whole number in [N_MIN, N_MAX]. */
 export function checkN(n: number): number {
-  if (!Number.isInteger(n) || n < N_MIN || n > N_MAX) throw new Error(`n must be a whole number from ${N_MIN} to ${N_MAX.toLocaleString('en-US')}, got ${n}`);
+  if (!Number.isInteger(n) || n < N_MIN || n > N_MAX) throw new Error(`n must be a whole number from ${N_MIN} to ${fmtInt(N_MAX)}, got ${n}`);
   return n;
 }

@@ -1,7 +1,7 @@
 // The narration at the current N: what dense attention needs, what FlashAttention needs for the
 // same exact result, and the range of the approximations, all read from the core's points.
 import type { ComplexityPointInfo } from '../../../wasm/classic/sparse';
-import { fmtBytes, fmtCount } from '../shared/format';
+import { fmtBytes, fmtCount, fmtInt } from '../shared/format';
 import { METHODS, PARAMS, type Figure } from './model';
 
 const at = (points: ComplexityPointInfo[], method: string) => points[METHODS.findIndex((m) => m.method === method)];
@@ -9,7 +9,7 @@ const at = (points: ComplexityPointInfo[], method: string) => points[METHODS.fin
 export function narration(f: Figure, n: number, points: ComplexityPointInfo[]): string {
   const dense = at(points, 'dense'), flash = at(points, 'flash'), lsh = at(points, 'lsh');
   const approx = ['sparse', 'lsh', 'linformer', 'performer'].map((m) => at(points, m));
-  const N = n.toLocaleString('en-US');
+  const N = fmtInt(n);
   if (f.config.metric === 'memory') {
     const fits = dense.peakBytes <= f.a100.bytes;
     const lo = Math.min(...approx.map((p) => p.peakBytes)), hi = Math.max(...approx.map((p) => p.peakBytes));

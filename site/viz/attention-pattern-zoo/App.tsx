@@ -13,6 +13,7 @@ import { HEAD_DIM, N_CHOICES, PIXELS } from './model';
 import { explain, LOOK_FOR } from './narration';
 import type { FigureState } from './state';
 import { Zoo } from './Zoo';
+import { fmtInt } from '../shared/format';
 
 export function App({ state }: { state: FigureState }) {
   const { figure, error, stepper, configure } = state;
@@ -28,7 +29,7 @@ export function App({ state }: { state: FigureState }) {
       </header>
       <div class="controls">
         <label class="slider">
-          <span>Sequence length N <output data-testid="n">{f.config.n.toLocaleString('en-US')}</output></span>
+          <span>Sequence length N <output data-testid="n">{fmtInt(f.config.n)}</output></span>
           <input type="range" min="0" max={String(N_CHOICES.length - 1)} step="1" value={String(index)}
             aria-valuetext={`N = ${f.config.n}`} onInput={(e) => configure({ n: N_CHOICES[Number(e.currentTarget.value)] })} />
         </label>

@@ -2,7 +2,7 @@
 // is a button: hovering, tapping or focusing it moves the step-through to it, so the narration
 // explains it. The current cell is outlined. Its visible text (title, paper, counts) is its name.
 import { useEffect, useRef } from 'preact/hooks';
-import { fmtBytes, fmtCount } from '../shared/format';
+import { fmtBytes, fmtCount, fmtInt } from '../shared/format';
 import { paintDensity } from './draw';
 import { PIXELS, shareOfDense, type Cell, type Figure } from './model';
 
@@ -20,7 +20,7 @@ function Density({ cell }: { cell: Cell }) {
 }
 
 export function Zoo({ figure, current, onPick }: { figure: Figure; current: number; onPick: (i: number) => void }) {
-  const n = figure.config.n.toLocaleString('en-US');
+  const n = fmtInt(figure.config.n);
   return (
     <div class="zoo" data-drawing role="group" aria-label={`Six attention patterns at N = ${n}`}>
       {figure.cells.map((cell, i) => (

@@ -3,14 +3,14 @@
 // the bytes it reads set. Every number from the core's decodeRoofline.
 import { ErrorBanner } from '../shared/ErrorBanner';
 import { Fold } from '../shared/Fold';
-import { fmtBytes, fmtSeconds } from '../shared/format';
+import { fmtBytes, fmtInt, fmtSeconds } from '../shared/format';
 import { Legend } from '../shared/Legend';
 import { Narration } from '../shared/Narration';
 import { PlayControls } from '../shared/PlayControls';
 import { Segmented } from '../shared/Segmented';
 import { TimelineScrubber } from '../shared/TimelineScrubber';
 import { colors } from '../shared/theme';
-import { BATCH_STOPS, CONTEXT_STOPS, fmtFlops, fmtInt, fmtIntensity, MODELS, nearestIndex } from './model';
+import { BATCH_STOPS, CONTEXT_STOPS, fmtFlops, fmtIntensity, MODELS, nearestIndex } from './model';
 import { narration, stepLabels } from './narration';
 import { MLA_POINT, POINT, Roofline } from './Roofline';
 import type { FigureState } from './state';

@@ -2,6 +2,7 @@
 // through GQA to MQA (group size H_q), and under MLA, placed on the roofline of a GPU preset, all from
 // the core's decodeRoofline; and the roofs of every GPU preset, from the same call on each.
 import type { AttnInference, DecodeRooflineResult, GpuPresetInfo, KvSchemeName } from '../../../wasm/load';
+import { fmtInt } from '../shared/format';
 
 export const MODELS = ['llama3-8b', 'llama3-70b', 'deepseek-v2', 'mistral-7b', 'llama3-405b'] as const;
 export const CONTEXT = { min: 1024, max: 131072 } as const;
@@ -43,7 +44,6 @@ export interface Figure {
   roofs: Roof[];
 }
 
-const fmtInt = (n: number) => n.toLocaleString('en-US');
 
 // The roofs depend on nothing the reader changes but are asked of the core once per page.
 let roofCache: Roof[] | null = null;

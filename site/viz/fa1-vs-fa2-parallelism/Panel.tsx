@@ -2,7 +2,7 @@
 // utilisation, predicted time), the SMs at the playhead (GPUBlock, coloured by the (batch, head)
 // each SM works on) and its timeline.
 import { AnimatedNumber } from '../shared/AnimatedNumber';
-import { fmt } from '../shared/format';
+import { fmt, fmtInt } from '../shared/format';
 import { GPUBlock } from '../shared/GPUBlock';
 import type { Clock } from '../shared/stepper';
 import { blockAt, busyAt, fmtTime, pairColor, type Figure, type Side } from './model';
@@ -33,8 +33,8 @@ export function Panel({ fig, s, clock }: { fig: Figure; s: Side; clock: Clock })
         <h2>{s.name} <span>{WHAT[s.name]}</span></h2>
       </header>
       <dl class="stats">
-        <div><dt>thread blocks</dt><dd data-testid={`${key}-blocks`}>{b.sm.length.toLocaleString('en-US')}</dd></div>
-        <div><dt>waves of {w.smCount * w.blocksPerSm}</dt><dd data-testid={`${key}-waves`}>{w.waves.length.toLocaleString('en-US')}</dd></div>
+        <div><dt>thread blocks</dt><dd data-testid={`${key}-blocks`}>{fmtInt(b.sm.length)}</dd></div>
+        <div><dt>waves of {w.smCount * w.blocksPerSm}</dt><dd data-testid={`${key}-waves`}>{fmtInt(w.waves.length)}</dd></div>
         <div class="util"><dt>SM utilisation</dt><dd><AnimatedNumber value={100 * w.smUtilization} digits={1} class={`${key}-util`} />%</dd></div>
         <div class="time"><dt>predicted time</dt><dd data-testid={`${key}-time`} data-seconds={s.timeS}>{fmtTime(s.timeS)}{faster && <span class="gain"> ({fmt(fig.fa1.timeS / s.timeS, 1)}× faster)</span>}</dd></div>
         <div class="now"><dt>SMs busy now</dt><dd data-testid={`${key}-busy`}>{busy} <span class="muted">of {w.smCount}</span></dd></div>

@@ -8,6 +8,7 @@ import { useLayoutEffect, useRef } from 'preact/hooks';
 import { pixelRatio, sizedContext } from '../shared/canvas';
 import { useWidth } from '../shared/useWidth';
 import { pairRgb, type Side } from './model';
+import { fmtInt } from '../shared/format';
 
 const IDLE_RGB: [number, number, number] = [0x1a, 0x1a, 0x1a];
 // ImageData is RGBA in memory order; a little-endian Uint32 reads it as ABGR.
@@ -79,7 +80,7 @@ export function Timeline({ s, heads, span, t, label }: { s: Side; heads: number;
       <div class="timeline-axis" aria-hidden="true">
         {Array.from({ length: TICKS + 1 }, (_, k) => (
           <span key={k} class={k === 0 ? 'first' : k === TICKS ? 'last' : ''} style={{ left: `${(100 * k) / TICKS}%` }}>
-            {Math.round((span * k) / TICKS).toLocaleString('en-US')}
+            {fmtInt(Math.round((span * k) / TICKS))}
           </span>
         ))}
       </div>

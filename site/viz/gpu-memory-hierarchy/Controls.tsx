@@ -5,6 +5,7 @@ import { NumberSelect } from '../shared/NumberSelect';
 import { Segmented } from '../shared/Segmented';
 import { GPUS, HEAD_DIMS, SEQ_LENS, type Mode } from './model';
 import type { FigureState } from './state';
+import { fmtInt } from '../shared/format';
 
 const MODES: { value: Mode; text: string }[] = [
   { value: 'standard', text: 'Standard attention' },
@@ -22,7 +23,7 @@ export function Controls({ state }: { state: FigureState }) {
         choices={GPUS.map((g) => ({ value: g.id, text: g.label, title: `${g.label}: numbers from the core's '${g.id}' preset` }))} />
       <Segmented label="Algorithm" class="segmented mode" value={c.mode} onChange={(mode) => configure({ mode })} choices={MODES} />
       <label class="slider">
-        <span>N = <output data-testid="n">{c.n.toLocaleString('en-US')}</output></span>
+        <span>N = <output data-testid="n">{fmtInt(c.n)}</output></span>
         <input type="range" min={0} max={SEQ_LENS.length - 1} step={1} value={String(nIndex)} aria-label="Sequence length N"
           aria-valuetext={`N = ${c.n}`} onInput={(e) => configure({ n: SEQ_LENS[Number(e.currentTarget.value)] })} />
       </label>

@@ -1,5 +1,5 @@
 // One sentence on where the run is, with the cost model's numbers.
-import { fmt } from '../shared/format';
+import { fmt, fmtInt } from '../shared/format';
 import type { Clock } from '../shared/stepper';
 import { fmtDecimal, fmtTime, progress, run, tensorBusy, type Figure } from './model';
 import { Narration as Opening } from '../shared/Narration';
@@ -16,7 +16,7 @@ export function narration(fig: Figure, t: number): string {
     ? `intensity ${fmt(r.arithmeticIntensity, 0)} FLOP/B is below the ridge of ${fmt(fig.ridge, 0)}, so HBM bandwidth sets the time`
     : `intensity ${fmt(r.arithmeticIntensity, 0)} FLOP/B is above the ridge of ${fmt(fig.ridge, 0)}, so the tensor cores set the time`;
   if (pr.elapsedS === 0) {
-    return `${name} on the ${gpu}, N = ${c.n.toLocaleString('en-US')}, d = ${c.d}, ${c.heads} heads: press Play and the stopwatch runs for the cost model's predicted ${fmtTime(r.timeS)}.`;
+    return `${name} on the ${gpu}, N = ${fmtInt(c.n)}, d = ${c.d}, ${c.heads} heads: press Play and the stopwatch runs for the cost model's predicted ${fmtTime(r.timeS)}.`;
   }
   if (!pr.done) {
     const moved = `${fmtTime(pr.elapsedS)} of ${fmtTime(r.timeS)}: ${fmtDecimal(pr.read, 'B')} read from HBM and ${fmtDecimal(pr.written, 'B')} written so far`;

@@ -2,7 +2,7 @@
 // it, and what one request needs at a context against an H100's memory, from the core's cache sizes.
 import { ErrorBanner } from '../shared/ErrorBanner';
 import { Fold } from '../shared/Fold';
-import { fmtBytes } from '../shared/format';
+import { fmtBytes, fmtInt } from '../shared/format';
 import { Legend } from '../shared/Legend';
 import { Narration } from '../shared/Narration';
 import { PlayControls } from '../shared/PlayControls';
@@ -10,7 +10,7 @@ import { Segmented } from '../shared/Segmented';
 import { TimelineScrubber } from '../shared/TimelineScrubber';
 import { colors } from '../shared/theme';
 import { FitChart } from './FitChart';
-import { CONTEXT_STOPS, fmtInt, fmtTokens, MODELS, nearestStop, SCHEME_NAMES } from './model';
+import { CONTEXT_STOPS, fmtTokens, MODELS, nearestStop, SCHEME_NAMES } from './model';
 import { fitText, narration, stepLabels } from './narration';
 import type { FigureState } from './state';
 import { SCHEME_COLORS, TokenRows } from './TokenRows';

@@ -3,10 +3,10 @@
 // are counted), and the chosen context as a cursor. A scheme's line crossing the memory line is where a
 // request stops fitting; the core's maxContextFitting marks it.
 import { useMemo } from 'preact/hooks';
-import { fmtBytes } from '../shared/format';
+import { fmtBytes, fmtInt } from '../shared/format';
 import { logScale } from '../shared/logScale';
 import { useWidth } from '../shared/useWidth';
-import { CONTEXT, fmtInt, fmtTokens, SCHEME_NAMES, type Figure } from './model';
+import { CONTEXT, fmtTokens, SCHEME_NAMES, type Figure } from './model';
 import { SCHEME_COLORS } from './TokenRows';
 
 const M = { l: 58, r: 10, t: 10, b: 24 };

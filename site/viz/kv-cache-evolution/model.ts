@@ -4,6 +4,7 @@
 // that fits from its memory check, the curves of bytes per request from the same call at each power
 // of two of the context range.
 import type { AttnInference, DecodeRooflineResult, KvSchemeName, ModelPresetInfo } from '../../../wasm/load';
+import { fmtInt } from '../shared/format';
 
 export const SCHEMES: readonly KvSchemeName[] = ['mha', 'mqa', 'gqa', 'mla'];
 export const SCHEME_NAMES: Record<KvSchemeName, string> = { mha: 'MHA', mqa: 'MQA', gqa: 'GQA', mla: 'MLA' };
@@ -40,8 +41,6 @@ export interface Figure {
   weightBytes: number;
 }
 
-// One formatter for every number (toLocaleString would build one per call, many per interaction).
-const fmtInt = ((format) => (n: number) => format.format(n))(new Intl.NumberFormat('en-US'));
 
 // Curves depend on the model only (the cache, not the weights), so a context change reuses them; the
 // presets never change.

@@ -1,7 +1,7 @@
 // One sentence per scheme: the per-token formula with this model's numbers, the cache one request
 // needs at the chosen context, and where it stops fitting in the GPU's memory, all from the core.
-import { fmtBytes } from '../shared/format';
-import { fmtInt, fmtTokens, SCHEME_NAMES, type Figure, type SchemeRow } from './model';
+import { fmtBytes, fmtInt } from '../shared/format';
+import { fmtTokens, SCHEME_NAMES, type Figure, type SchemeRow } from './model';
 
 /** "2 × 80 × 8 × 128 × 2 B = 320.0 KiB": the core's terms, multiplied out. */
 export const formulaText = (r: SchemeRow) =>

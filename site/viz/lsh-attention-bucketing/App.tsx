@@ -17,6 +17,7 @@ import { bucketColor, BUCKETS, CHUNKS, ROUNDS, SEEDS, STEP, STEP_LABELS } from '
 import { narration } from './narration';
 import { Scatter } from './Scatter';
 import type { FigureState } from './state';
+import { fmtInt } from '../shared/format';
 
 // What to look for when the figure opens (shared/Narration.tsx).
 const LOOK_FOR = 'which tokens end up connected: only those the hash puts in the same sector. Press Play or step with →.';
@@ -74,7 +75,7 @@ export function App({ state }: { state: FigureState }) {
         </div>
         <div>
           <dt>Score entries formed (chunk blocks)</dt>
-          <dd data-testid="entries">{f.scoreEntries.toLocaleString('en-US')} vs dense {f.denseEntries.toLocaleString('en-US')}</dd>
+          <dd data-testid="entries">{fmtInt(f.scoreEntries)} vs dense {fmtInt(f.denseEntries)}</dd>
         </div>
         <div class={step >= STEP.mask ? 'now' : ''}>
           <dt>Error vs dense (relative · max |Δ|)</dt>

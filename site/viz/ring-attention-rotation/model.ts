@@ -4,6 +4,7 @@
 // dense attention.
 import type { AttnInference, RingTimingResult, RingTraceResult } from '../../../wasm/load';
 import { boundedCache } from '../shared/boundedCache';
+import { fmtInt } from '../shared/format';
 
 export const GPU = 'h100-sxm';
 export const GPU_NAME = 'H100 SXM';
@@ -95,6 +96,4 @@ export const traceAt = (f: Figure, t: number, d: number) => f.trace.steps[t * f.
 export const stepLabels = (devices: number) => ['start', ...Array.from({ length: devices }, (_, t) => `step ${t + 1}`)];
 
 export const fmtGBs = (g: number) => `${g} GB/s`;
-// One formatter for every number (toLocaleString would build one per call, on every step).
-export const fmtInt = ((format) => (n: number) => format.format(n))(new Intl.NumberFormat('en-US'));
 export const fmtTokens = (n: number) => (n >= 1024 && n % 1024 === 0 ? `${n / 1024}k` : fmtInt(n));

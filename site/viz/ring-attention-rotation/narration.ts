@@ -1,6 +1,6 @@
 // One paragraph per stop of the rotation, with that step's numbers from the core.
-import { fmt, fmtBytes, fmtSeconds } from '../shared/format';
-import { fmtInt as n, GPU_NAME, MODEL_NAME, traceAt, type Figure } from './model';
+import { fmt, fmtBytes, fmtInt as n, fmtSeconds } from '../shared/format';
+import { GPU_NAME, MODEL_NAME, traceAt, type Figure } from './model';
 import { WATCH_DEVICE, WATCH_ROW } from './MergeTable';
 
 export const fmtError = (e: number) => (e === 0 ? '0' : e.toExponential(1).replace('-', '−'));

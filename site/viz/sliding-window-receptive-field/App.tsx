@@ -11,8 +11,8 @@ import { LAYERS, stepLabels, WINDOW } from './model';
 import { narration } from './narration';
 import { Stack } from './Stack';
 import type { FigureState } from './state';
+import { fmtInt } from '../shared/format';
 
-const fmtInt = (n: number) => n.toLocaleString('en-US');
 // What to look for when the figure opens (shared/Narration.tsx).
 const LOOK_FOR = 'how far position 0’s information climbs: each layer adds W − 1 positions. Press Play or step with →.';
 
