@@ -3,7 +3,7 @@
 import { MoreControls } from '../shared/MoreControls';
 import { NumberSelect } from '../shared/NumberSelect';
 import { Segmented } from '../shared/Segmented';
-import { GPUS, HEAD_DIMS, HEADS, maxBatch, SEQ_LENS, withinLimit } from './model';
+import { count, GPUS, HEAD_DIMS, HEADS, maxBatch, SEQ_LENS, withinLimit } from './model';
 import type { FigureState } from './state';
 
 // The batch range takes its value as a string (see shared/NumberSelect). Each control offers only
@@ -24,7 +24,7 @@ export function Controls({ state }: { state: FigureState }) {
         <label class="field">heads <NumberSelect value={c.heads} label="Heads" onChange={(heads) => configure({ heads })}
           choices={HEADS.filter((heads) => withinLimit(c, { heads }))} /></label>
         <label class="field">N <NumberSelect value={c.n} label="Sequence length N" onChange={(n) => configure({ n })}
-          choices={SEQ_LENS.filter((n) => withinLimit(c, { n }))} format={(n) => n.toLocaleString('en-US')} /></label>
+          choices={SEQ_LENS.filter((n) => withinLimit(c, { n }))} format={count} /></label>
         <label class="field">d <NumberSelect value={c.d} label="Head dimension d" choices={HEAD_DIMS} onChange={(d) => configure({ d })} /></label>
         <label class="field check"><input type="checkbox" checked={c.causal} onChange={(e) => configure({ causal: e.currentTarget.checked })} /> causal</label>
       </MoreControls>

@@ -139,3 +139,7 @@ export function pairColor(batch: number, head: number, heads: number): string {
 }
 
 export { fmtSeconds as fmtTime } from '../shared/format';
+
+// Whole numbers with thousands separators (16,384). One formatter for the figure: toLocaleString
+// with a locale builds a new one on every call, and a step formats a dozen numbers.
+export const count = new Intl.NumberFormat('en-US').format;

@@ -1,10 +1,9 @@
 // One sentence on where the launch is, with the core's numbers.
 import { fmt } from '../shared/format';
 import type { Clock } from '../shared/stepper';
-import { busyAt, doneBy, fmtTime, type Figure } from './model';
+import { busyAt, count as n, doneBy, fmtTime, type Figure } from './model';
 import { Narration as Opening } from '../shared/Narration';
 
-const n = (x: number) => x.toLocaleString('en-US');
 const pct = (u: number) => `${fmt(100 * u, 1)}%`;
 
 export function narration(fig: Figure, t: number): string {
