@@ -3,8 +3,11 @@
 // French word, filled up to the current step), and below it the step's vectors as strips: the
 // query s_{i-1}, the strongest annotation h_j* and the context c_i = sum_j alpha_ij h_j.
 // Drawn in CSS pixels at the element's width, so the words keep their size on a phone.
-import { useMemo } from 'preact/hooks';
-import { fitText, textWidth } from '../shared/canvas';
+import { cubicBezier } from 'motion';
+import type { JSX } from 'preact';
+import { useLayoutEffect, useMemo, useRef } from 'preact/hooks';
+import { cssPixelContext, fitText, textWidth } from '../shared/canvas';
+import { reducedMotion } from '../shared/motion';
 import { colors } from '../shared/theme';
 import { useWidth } from '../shared/useWidth';
 import { rowOf, type Figure } from './model';
@@ -32,6 +35,72 @@ function Strip({ label, values, x0, width, y, height, testid, font }: {
   );
 }
 
+// The score bars of a step, painted on a canvas laid over the drawing's bar band. Each bar glides
+// from where it is drawn to its new top and height over GLIDE_MS on CSS's 'ease' (snapped under
+// reduced motion): one canvas repainted per frame, where a CSS transition of y and height on each
+// of the bars' SVG elements restyled and laid out every bar on every frame, about a third of a
+// step's main-thread time. The bars' values, tops and heights (in the drawing's coordinates) are in
+// data-bars; data-gliding is set while a glide runs.
+interface ScoreBar { score: number; x: number; y: number; w: number; h: number; strongest: boolean }
+const GLIDE_MS = 300;
+const ease = cubicBezier(0.25, 0.1, 0.25, 1);
+
+function ScoreBars({ bars, left, top, width, height }: { bars: ScoreBar[]; left: number; top: number; width: number; height: number }) {
+  const canvas = useRef<HTMLCanvasElement>(null);
+  const shown = useRef<{ y: number; h: number }[]>([]);  // each bar as last painted
+  const frame = useRef(0);
+  useLayoutEffect(() => {
+    const el = canvas.current!, from = reducedMotion.value ? [] : shown.current, start = performance.now();
+    const paint = (p: number) => {
+      const g = cssPixelContext(el, width, height);
+      g.clearRect(0, 0, width, height);
+      shown.current = bars.map((b, j) => {
+        const a = from[j] ?? b, y = a.y + (b.y - a.y) * p, h = a.h + (b.h - a.h) * p;
+        g.fillStyle = b.strongest ? colors.sram : colors.muted;
+        g.fillRect(b.x - left, y - top, b.w, h);
+        return { y, h };
+      });
+    };
+    const tick = () => {
+      const p = Math.min(1, (performance.now() - start) / GLIDE_MS);
+      paint(ease(p));
+      if (p < 1) frame.current = requestAnimationFrame(tick);
+      else el.removeAttribute('data-gliding');
+    };
+    cancelAnimationFrame(frame.current);
+    // A glide starts from what is on screen, so its first paint waits for the next frame.
+    if (bars.some((b, j) => from[j] && (from[j].y !== b.y || from[j].h !== b.h))) {
+      el.setAttribute('data-gliding', '');
+      frame.current = requestAnimationFrame(tick);
+    } else {
+      el.removeAttribute('data-gliding');
+      paint(1);
+    }
+  }, [bars, left, top, width, height]);
+  useLayoutEffect(() => () => cancelAnimationFrame(frame.current), []);
+  return (
+    <canvas ref={canvas} class="score-canvas" aria-hidden="true" data-testid="score-bars-canvas"
+      data-bars={JSON.stringify(bars.map((b) => ({ score: b.score, y: b.y, height: b.h, strongest: b.strongest })))}
+      style={{ left: `${left}px`, top: `${top}px`, width: `${width}px`, height: `${height}px` }} />
+  );
+}
+
+// One row of the heatmap: its French word and its cells once emitted, a dashed outline before.
+function HeatRow({ i, word, state, cells, labelW, y, gridW, cellH, rowFont }: {
+  i: number; word: string; state: 'done' | 'current' | 'pending'; cells: JSX.Element[];
+  labelW: number; y: number; gridW: number; cellH: number; rowFont: number;
+}) {
+  const shown = state !== 'pending', current = state === 'current';
+  return (
+    <g data-testid={`row-${i}`} data-state={state}>
+      <text x={labelW - 8} y={y + cellH / 2} class={current ? 'row-label current' : 'row-label'} text-anchor="end"
+        dominant-baseline="middle" font-size={rowFont}
+        {...(shown ? fitText(word, `${current ? 650 : 400} ${rowFont}px system-ui, sans-serif`, labelW - 12) : {})}>{shown ? word : ''}</text>
+      {shown ? cells : <rect x={labelW} y={y} width={gridW} height={cellH} class="pending-row" />}
+    </g>
+  );
+}
+
 export function Alignment({ figure: f, step }: { figure: Figure; step: number }) {
   const [ref, width] = useWidth<HTMLDivElement>();
   const narrow = width < 640;
@@ -54,16 +123,31 @@ export function Alignment({ figure: f, step }: { figure: Figure; step: number })
   const height = stripsTop + 3 * (stripH + stripGap);
   const x = (j: number) => labelW + j * cellW;
   const y = (i: number) => gridTop + i * cellH;
-  // Each row's cells, made once per sentence and size: a step re-renders the same elements, which
-  // Preact then skips, so a step costs its own row, bars and strips, not the whole heatmap.
-  const cells = useMemo(() => f.target.map((_, i) => Array.from(rowOf(f.alignment, i), (v, j) => (
-    <rect key={j} x={x(j)} y={y(i)} width={cellW} height={cellH} class="cell" fill={colors.active}
-      fill-opacity={v.toFixed(4)} data-alpha={v} />))), [f, labelW, cellW, cellH, gridTop]);
-  const e = rowOf(f.scores, step), a = rowOf(f.alignment, step);
+  // Each row in each of its three states, made once per sentence and size: a step hands Preact the
+  // element it rendered last time for every row whose state stayed, which it skips without
+  // comparing its cells, so a step costs the two rows that changed state, not the whole heatmap.
+  const rows = useMemo(() => f.target.map((word, i) => {
+    const cells = Array.from(rowOf(f.alignment, i), (v, j) => (
+      <rect key={j} x={x(j)} y={y(i)} width={cellW} height={cellH} class="cell" fill={colors.active}
+        fill-opacity={v.toFixed(4)} data-alpha={v} />));
+    const row = (state: 'done' | 'current' | 'pending') =>
+      <HeatRow i={i} word={word} state={state} cells={cells} labelW={labelW} y={y(i)} gridW={gridW} cellH={cellH} rowFont={rowFont} />;
+    return { done: row('done'), current: row('current'), pending: row('pending') };
+  }), [f, labelW, gridW, cellW, cellH, gridTop, rowFont]);
+  const a = rowOf(f.alignment, step);
   const span = f.scoreMax - f.scoreMin || 1;
   const zeroY = barTop + (barH * f.scoreMax) / span;  // the bars' baseline, e = 0
-  const barY = (v: number) => barTop + (barH * (f.scoreMax - v)) / span;
   const strongest = f.strongest[step];
+  const bars = useMemo(() => Array.from(rowOf(f.scores, step), (v, j) => {
+    const y = barTop + (barH * (f.scoreMax - v)) / span;
+    return { score: v, x: x(j) + cellW * 0.15, y: Math.min(y, zeroY), w: cellW * 0.7, h: Math.max(Math.abs(y - zeroY), 0.5), strongest: j === strongest };
+  }), [f, step, labelW, cellW, barTop, barH]);
+  // The strongest word's annotation, kept while that word stays the strongest (the same element
+  // again, which Preact skips).
+  const annotation = useMemo(() => (
+    <Strip label={`h ‘${f.source[strongest]}’`} values={rowOf(f.annotations, strongest)} x0={labelW} width={gridW}
+      y={stripsTop + stripH + stripGap} height={stripH} testid="annotation-strip" font={labelFont} />
+  ), [f, strongest, labelW, gridW, stripsTop, stripH, stripGap, labelFont]);
   return (
     <div ref={ref} class="alignment-frame" data-drawing>
       <svg class="alignment" width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img"
@@ -77,33 +161,21 @@ export function Alignment({ figure: f, step }: { figure: Figure; step: number })
         <g class="score-bars" data-testid="score-bars">
           <text x={labelW - 8} y={barTop + barH / 2} class="row-label" text-anchor="end" dominant-baseline="middle" font-size={labelFont}>scores e</text>
           <line x1={labelW} x2={labelW + gridW} y1={zeroY} y2={zeroY} class="baseline" />
-          {Array.from(e, (v, j) => {
-            const top = Math.min(barY(v), zeroY), h = Math.abs(barY(v) - zeroY);
-            return <rect key={j} x={x(j) + cellW * 0.15} y={top} width={cellW * 0.7} height={Math.max(h, 0.5)}
-              class={j === strongest ? 'bar strongest' : 'bar'} data-score={v} />;
-          })}
         </g>
         <g class="heatmap" data-testid="heatmap">
-          {f.target.map((word, i) => (
-            <g key={i} data-testid={`row-${i}`} data-state={i < step ? 'done' : i === step ? 'current' : 'pending'}>
-              <text x={labelW - 8} y={y(i) + cellH / 2} class={i === step ? 'row-label current' : 'row-label'} text-anchor="end"
-                dominant-baseline="middle" font-size={rowFont}
-                {...(i <= step ? fitText(word, `${i === step ? 650 : 400} ${rowFont}px system-ui, sans-serif`, labelW - 12) : {})}>{i <= step ? word : ''}</text>
-              {i <= step ? cells[i] : <rect x={labelW} y={y(i)} width={gridW} height={cellH} class="pending-row" />}
-            </g>
-          ))}
+          {rows.map((r, i) => (i < step ? r.done : i === step ? r.current : r.pending))}
           <rect x={labelW} y={y(step)} width={gridW} height={cellH} class="current-row" data-testid="current-row" />
           <rect x={labelW} y={gridTop} width={gridW} height={gridH} class="grid-frame" />
         </g>
         <g class="strips">
           <Strip label="query s(i−1)" values={rowOf(f.queries, step)} x0={labelW} width={gridW} y={stripsTop} height={stripH}
             testid="query-strip" font={labelFont} />
-          <Strip label={`h ‘${f.source[strongest]}’`} values={rowOf(f.annotations, strongest)} x0={labelW} width={gridW}
-            y={stripsTop + stripH + stripGap} height={stripH} testid="annotation-strip" font={labelFont} />
+          {annotation}
           <Strip label="context c(i)" values={rowOf(f.contexts, step)} x0={labelW} width={gridW} y={stripsTop + 2 * (stripH + stripGap)}
             height={stripH} testid="context-strip" font={labelFont} />
         </g>
       </svg>
+      <ScoreBars bars={bars} left={labelW} top={barTop} width={gridW} height={barH} />
     </div>
   );
 }

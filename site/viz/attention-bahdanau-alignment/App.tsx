@@ -72,10 +72,15 @@ function Equations({ state }: { state: FigureState }) {
   );
 }
 
+// The drawing at the current step, in a component of its own: a step re-renders the drawing, the
+// equations and the narration, not the controls, the legend and the vocabulary around them.
+function Drawing({ state }: { state: FigureState }) {
+  return <Alignment figure={state.figure.value} step={state.stepper.step.value} />;
+}
+
 export function App({ state }: { state: FigureState }) {
   const { figure, error, stepper, vocabulary } = state;
   const f = figure.value;
-  const step = stepper.step.value;
   const choice = state.choice.value;
   return (
     <div class="viz bahdanau-alignment">
@@ -95,7 +100,7 @@ export function App({ state }: { state: FigureState }) {
       </p>
 
       <div class="stage">
-        <Alignment figure={f} step={step} />
+        <Drawing state={state} />
         <div class="side">
           <Fold more="Equations" fewer="Hide equations" class="panel-fold">
             <Equations state={state} />
@@ -103,7 +108,7 @@ export function App({ state }: { state: FigureState }) {
         </div>
       </div>
 
-      <Narration stepper={stepper} lookFor={LOOK_FOR} text={() => narration(f, step)} />
+      <Narration stepper={stepper} lookFor={LOOK_FOR} text={() => narration(f, stepper.step.value)} />
 
       <div class="fold-row">
         <Fold more="Legend" fewer="Hide legend">

@@ -3,6 +3,7 @@
 // decoder step: the query s_{i-1}, the scores e_ij, the weights alpha_ij and the context c_i.
 import type { AttnClassic } from '../../../wasm/load';
 import type { TranslateSentenceResult } from '../../../wasm/classic/translation';
+import { boundedCache } from '../shared/boundedCache';
 
 export type SentenceChoice = 'canonical' | 'short' | 'own';
 export const CHOICES: readonly SentenceChoice[] = ['canonical', 'short', 'own'];
@@ -39,7 +40,14 @@ export interface Figure extends TranslateSentenceResult {
 
 export const textOf = (c: Config) => (c.sentence === 'canonical' ? CANONICAL : c.sentence === 'short' ? SHORT : c.text);
 
-export function buildFigure(core: AttnClassic, model: Uint8Array, config: Config): Figure {
+// Figures already translated, by configuration: a reader switching back to a sentence gets it
+// without running the model again (a sentence the model refuses is not kept, and is refused again).
+const built = boundedCache<Figure>(16);
+
+export const buildFigure = (core: AttnClassic, model: Uint8Array, config: Config): Figure =>
+  built(JSON.stringify([config.sentence, config.text]), () => translate(core, model, config));
+
+function translate(core: AttnClassic, model: Uint8Array, config: Config): Figure {
   if (!CHOICES.includes(config.sentence)) {
     throw new Error(`sentence must be ${CHOICES.join(', ')}; got '${config.sentence}'`);
   }

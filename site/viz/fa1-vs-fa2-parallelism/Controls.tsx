@@ -1,11 +1,11 @@
 // The launch: GPU and batch size always in view; heads, N, d and causal behind "More controls" on narrow
 // screens.
+import { fmtInt } from '../shared/format';
 import { MoreControls } from '../shared/MoreControls';
 import { NumberSelect } from '../shared/NumberSelect';
 import { Segmented } from '../shared/Segmented';
 import { GPUS, HEAD_DIMS, HEADS, maxBatch, SEQ_LENS, withinLimit } from './model';
 import type { FigureState } from './state';
-import { fmtInt } from '../shared/format';
 
 // The batch range takes its value as a string (see shared/NumberSelect). Each control offers only
 // what the core accepts with the other settings as they are (model.ts: MAX_WORK_BLOCKS).
@@ -25,7 +25,7 @@ export function Controls({ state }: { state: FigureState }) {
         <label class="field">heads <NumberSelect value={c.heads} label="Heads" onChange={(heads) => configure({ heads })}
           choices={HEADS.filter((heads) => withinLimit(c, { heads }))} /></label>
         <label class="field">N <NumberSelect value={c.n} label="Sequence length N" onChange={(n) => configure({ n })}
-          choices={SEQ_LENS.filter((n) => withinLimit(c, { n }))} format={(n) => fmtInt(n)} /></label>
+          choices={SEQ_LENS.filter((n) => withinLimit(c, { n }))} format={fmtInt} /></label>
         <label class="field">d <NumberSelect value={c.d} label="Head dimension d" choices={HEAD_DIMS} onChange={(d) => configure({ d })} /></label>
         <label class="field check"><input type="checkbox" checked={c.causal} onChange={(e) => configure({ causal: e.currentTarget.checked })} /> causal</label>
       </MoreControls>

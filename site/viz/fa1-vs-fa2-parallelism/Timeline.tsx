@@ -4,11 +4,12 @@
 // writes; thousands of fillRect calls cost far more in a software-rendered canvas). The playhead
 // and the faint preview of the part still to come are HTML layers over it, so moving the clock
 // changes two transforms and never redraws the canvas.
+import { fmtInt } from '../shared/format';
 import { useLayoutEffect, useRef } from 'preact/hooks';
 import { pixelRatio, sizedContext } from '../shared/canvas';
+import type { Clock } from '../shared/stepper';
 import { useWidth } from '../shared/useWidth';
 import { pairRgb, type Side } from './model';
-import { fmtInt } from '../shared/format';
 
 const IDLE_RGB: [number, number, number] = [0x1a, 0x1a, 0x1a];
 // ImageData is RGBA in memory order; a little-endian Uint32 reads it as ABGR.
@@ -51,7 +52,19 @@ function picture(w: number, h: number, s: Side, heads: number, span: number): Of
   return bitmap;
 }
 
-export function Timeline({ s, heads, span, t, label }: { s: Side; heads: number; span: number; t: number; label: string }) {
+// The playhead and the dimmed part ahead of it: the only part of the timeline that follows the
+// clock, so a step re-renders these two layers and not the canvas and axis under them.
+function Playhead({ clock, span, width }: { clock: Clock; span: number; width: number }) {
+  const at = Math.min(1, Math.max(0, clock.time.value / span));
+  return (
+    <>
+      <div class="timeline-ahead" style={{ transform: `translateX(${at * width}px)` }} />
+      <div class="timeline-playhead" style={{ transform: `translateX(${Math.min(at * width, width - 2)}px)` }} />
+    </>
+  );
+}
+
+export function Timeline({ s, heads, span, clock, label }: { s: Side; heads: number; span: number; clock: Clock; label: string }) {
   const [ref, measured] = useWidth<HTMLDivElement>();
   const canvas = useRef<HTMLCanvasElement>(null);
   const width = Math.max(120, measured);
@@ -67,15 +80,13 @@ export function Timeline({ s, heads, span, t, label }: { s: Side; heads: number;
     sizedContext(canvas.current!, w, rows).drawImage(picture(w, rows, s, heads, span), 0, 0);
   }, [s, heads, span, width, rows, dpr]);
 
-  const at = Math.min(1, Math.max(0, t / span));
   const end = Math.min(1, s.work.makespanTiles / span);
   return (
     <div class="timeline" ref={ref}>
       <div class="timeline-plot" style={{ height: `${plotH}px` }}>
         <canvas ref={canvas} style={{ width: `${width}px`, height: `${plotH}px` }} role="img" aria-label={label} />
-        <div class="timeline-ahead" style={{ transform: `translateX(${at * width}px)` }} />
+        <Playhead clock={clock} span={span} width={width} />
         <div class="timeline-end" style={{ left: `${end * 100}%` }} />
-        <div class="timeline-playhead" style={{ transform: `translateX(${Math.min(at * width, width - 2)}px)` }} />
       </div>
       <div class="timeline-axis" aria-hidden="true">
         {Array.from({ length: TICKS + 1 }, (_, k) => (

@@ -139,3 +139,4 @@ export function pairColor(batch: number, head: number, heads: number): string {
 }
 
 export { fmtSeconds as fmtTime } from '../shared/format';
+

@@ -1,10 +1,10 @@
 // One sentence on where the launch is, with the core's numbers.
-import { fmt, fmtInt } from '../shared/format';
+import { fmt } from '../shared/format';
 import type { Clock } from '../shared/stepper';
+import { fmtInt as n } from '../shared/format';
 import { busyAt, doneBy, fmtTime, type Figure } from './model';
 import { Narration as Opening } from '../shared/Narration';
 
-const n = fmtInt;
 const pct = (u: number) => `${fmt(100 * u, 1)}%`;
 
 export function narration(fig: Figure, t: number): string {

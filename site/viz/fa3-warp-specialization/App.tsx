@@ -9,6 +9,7 @@ import { PlayControls } from '../shared/PlayControls';
 import { TimelineScrubber } from '../shared/TimelineScrubber';
 import { colors } from '../shared/theme';
 import { Controls } from './Controls';
+import type { Figure } from './model';
 import { narration } from './narration';
 import type { FigureState } from './state';
 import { Stats } from './Stats';
@@ -18,10 +19,21 @@ import { Narration } from '../shared/Narration';
 // What to look for when the figure opens (shared/Narration.tsx).
 const LOOK_FOR = 'under ping-pong, one warpgroup’s softmax running beneath the other’s GEMMs. Press Play or step with →.';
 
+// The parts that follow the step, the timeline's cursor and the narration, in a component of their
+// own: a step re-renders them alone, not the controls, the legend and the numbers.
+function Run({ fig, stepper }: { fig: Figure; stepper: FigureState['stepper'] }) {
+  const step = Math.min(stepper.step.value, fig.events.length - 1);
+  return (
+    <>
+      <Timeline fig={fig} cursorS={fig.events[step]} />
+      <Narration stepper={stepper} lookFor={LOOK_FOR} text={() => narration(fig, step)} />
+    </>
+  );
+}
+
 export function App({ state }: { state: FigureState }) {
   const { figure, error, stepper } = state;
   const fig = figure.value;
-  const step = Math.min(stepper.step.value, fig.events.length - 1);
   return (
     <div class="viz fa3">
       <header class="viz-header">
@@ -40,8 +52,7 @@ export function App({ state }: { state: FigureState }) {
               { swatch: `linear-gradient(${colors.sram} 0 50%, ${colors.heads[0]} 50% 100%)`, label: 'split bar: two ops of one warpgroup at once' },
             ]} />
           </Fold>
-          <Timeline fig={fig} cursorS={fig.events[step]} />
-          <Narration stepper={stepper} lookFor={LOOK_FOR} text={() => narration(fig, step)} />
+          <Run fig={fig} stepper={stepper} />
         </section>
         <Fold more="Numbers" fewer="Hide numbers" class="panel-fold"><Stats fig={fig} /></Fold>
       </div>

@@ -3,10 +3,12 @@
 // schedules shows the same work compressing. The whole run is drawn faintly; the part before the
 // cursor is lit. A bar's height is the share of its hardware unit it gets: consumers running in
 // lockstep split the tensor cores, so their bars are half height.
-// Lanes, labels and the axis are SVG; the bars, the end markers and the cursor are painted on a
-// canvas over them. When the schedule changes, every bar glides from where it was to where it now
-// belongs (a springy ease over GLIDE_MS, in a few hundred canvas draws rather than CSS transitions
-// on a hundred-odd SVG elements); under reduced motion they jump.
+// Lanes, labels and the axis are SVG; the bars and the end markers are painted on two canvases
+// over them, the faint run and the lit one, and the lit canvas is clipped at the cursor (an HTML
+// line): a step moves the clip and the line and paints nothing. When the schedule changes, every
+// bar glides from where it was to where it now belongs (a springy ease over GLIDE_MS, in a few
+// hundred canvas draws rather than CSS transitions on a hundred-odd SVG elements); under reduced
+// motion they jump.
 import { cubicBezier } from 'motion';
 import { useLayoutEffect, useMemo, useRef } from 'preact/hooks';
 import type { Fa3Segment } from '../../../wasm/load';
@@ -90,20 +92,21 @@ function labelWidth(g: CanvasRenderingContext2D, text: string): number {
   return w;
 }
 
-function paint(canvas: HTMLCanvasElement, scene: Scene, cursorX: number, width: number, height: number, plotBottom: number) {
+// One layer of the scene: every bar faint, or every bar lit with its label; then the end markers,
+// on both layers, so that they stay on top where the lit layer covers the faint one.
+function paint(canvas: HTMLCanvasElement, scene: Scene, lit: boolean, width: number, height: number, plotBottom: number) {
   const g = cssPixelContext(canvas, width, height);
   g.clearRect(0, 0, width, height);
   const boxes = scene.bars.map(pieces);
-  const bars = (lit: boolean) => {
-    g.globalAlpha = lit ? 0.95 : 0.16;
-    scene.bars.forEach((b, i) => {
-      g.fillStyle = OP_COLORS[b.segment.op];
-      g.beginPath();
-      for (const p of boxes[i]) g.roundRect(p.x, p.y, p.w, p.h, Math.min(3, p.w / 2, p.h / 2));
-      g.fill();
-    });
-    if (!lit) return;
-    g.globalAlpha = 1;
+  g.globalAlpha = lit ? 0.95 : 0.16;
+  scene.bars.forEach((b, i) => {
+    g.fillStyle = OP_COLORS[b.segment.op];
+    g.beginPath();
+    for (const p of boxes[i]) g.roundRect(p.x, p.y, p.w, p.h, Math.min(3, p.w / 2, p.h / 2));
+    g.fill();
+  });
+  g.globalAlpha = 1;
+  if (lit) {
     g.fillStyle = '#0a0a0a';
     g.font = LABEL_FONT;
     g.textAlign = 'center';
@@ -115,15 +118,7 @@ function paint(canvas: HTMLCanvasElement, scene: Scene, cursorX: number, width: 
       const label = p && [`${SHORT[b.segment.op]}${b.segment.iteration}`, SHORT[b.segment.op]].find((t) => labelWidth(g, t) + 3 <= p.w);
       if (p && label) g.fillText(label, p.x + p.w / 2, p.y + p.h / 2 + 0.5);
     });
-  };
-  bars(false);
-  g.save();
-  g.beginPath();
-  g.rect(0, 0, cursorX, height);
-  g.clip();
-  bars(true);
-  g.restore();
-  g.globalAlpha = 1;
+  }
   if (Number.isFinite(scene.baselineX)) {
     g.strokeStyle = colors.hbm;
     g.lineWidth = 1.5;
@@ -139,9 +134,6 @@ function paint(canvas: HTMLCanvasElement, scene: Scene, cursorX: number, width: 
   g.strokeStyle = colors.text;
   g.lineWidth = 1.5;
   g.beginPath(); g.moveTo(scene.endX, TOP - 4); g.lineTo(scene.endX, plotBottom); g.stroke();
-  g.strokeStyle = '#93c5fd';
-  g.lineWidth = 2;
-  g.beginPath(); g.moveTo(cursorX, TOP - 6); g.lineTo(cursorX, plotBottom + 4); g.stroke();
 }
 
 // A glide from one scene to the next; `from` is null when the target is shown at once.
@@ -170,7 +162,8 @@ function sceneAt({ from, to, start }: Glide, now: number): { scene: Scene; done:
 
 export function Timeline({ fig, cursorS }: { fig: Figure; cursorS: number }) {
   const [ref, width] = useWidth<HTMLDivElement>();
-  const canvas = useRef<HTMLCanvasElement>(null);
+  const faint = useRef<HTMLCanvasElement>(null);
+  const lit = useRef<HTMLCanvasElement>(null);
   const glideRef = useRef<Glide | null>(null);
   const frame = useRef(0);
   const labelW = width < 480 ? 84 : 96;
@@ -198,22 +191,26 @@ export function Timeline({ fig, cursorS }: { fig: Figure; cursorS: number }) {
   const drawn = useMemo(() => JSON.stringify(target.bars.map((b) => ({ op: b.segment.op, lane: laneOf(b.segment), iteration: b.segment.iteration, height: b.h, split: b.shared.length > 0 }))), [target]);
   const cursorX = x(cursorS);
 
+  // The scene is painted when it changes (every frame of a glide), not when the cursor moves: a
+  // step only moves the cursor and the lit layer's clip.
   useLayoutEffect(() => {
-    const el = canvas.current!, now = performance.now(), old = glideRef.current;
+    const now = performance.now(), old = glideRef.current;
     // A new target glides from what is on screen, unless this is the first paint, the width
     // changed (positions are not comparable) or the reader asked for reduced motion.
-    if (!old || old.to !== target) {
-      const from = old && old.width === width && !reducedMotion.value ? sceneAt(old, now).scene : null;
-      glideRef.current = { from, to: target, start: now, width };
-    }
+    const from = old && old.width === width && !reducedMotion.value ? sceneAt(old, now).scene : null;
+    glideRef.current = { from, to: target, start: now, width };
     const tick = () => {
       const { scene, done } = sceneAt(glideRef.current!, performance.now());
-      paint(el, scene, cursorX, width, height, plotBottom);
+      paint(faint.current!, scene, false, width, height, plotBottom);
+      paint(lit.current!, scene, true, width, height, plotBottom);
       if (!done) frame.current = requestAnimationFrame(tick);
     };
     cancelAnimationFrame(frame.current);
-    tick();
-  });
+    // A glide starts from what is on screen, so its first paint waits for the next frame; a scene
+    // shown at once is painted now, before the browser shows the frame.
+    if (from) frame.current = requestAnimationFrame(tick);
+    else tick();
+  }, [target]);
   useLayoutEffect(() => () => cancelAnimationFrame(frame.current), []);
 
   // One hover text for the canvas: the bar under the pointer (over a split bar, the half it is on).
@@ -244,8 +241,11 @@ export function Timeline({ fig, cursorS }: { fig: Figure; cursorS: number }) {
           <text class="unit" x={labelW - 8} y={plotBottom + 17} text-anchor="end">µs</text>
         </g>
       </svg>
-      <canvas ref={canvas} class="bars" style={{ width: `${width}px`, height: `${height}px` }} onPointerMove={onPointerMove}
+      <canvas ref={faint} class="bars" style={{ width: `${width}px`, height: `${height}px` }} onPointerMove={onPointerMove}
         data-testid="timeline-bars" data-bars={drawn} />
+      <canvas ref={lit} class="bars lit" aria-hidden="true"
+        style={{ width: `${width}px`, height: `${height}px`, clipPath: `inset(0 ${Math.max(0, width - cursorX)}px 0 0)` }} />
+      <div class="cursor" style={{ top: `${TOP - 6}px`, height: `${plotBottom - TOP + 10}px`, transform: `translateX(${cursorX - 1}px)` }} />
     </div>
   );
 }

@@ -3,6 +3,7 @@
 // in lanes (the producer warpgroup, then each consumer warpgroup), the moments at which anything
 // starts or ends (the figure's steps), and how busy each hardware unit is.
 import type { AttnFlash, Fa3OpName, Fa3PipelineResult, Fa3ScheduleName, Fa3ScheduleResult, Fa3Segment, Fa3UnitName } from '../../../wasm/load';
+import { boundedCache } from '../shared/boundedCache';
 
 export const SCHEDULES: { name: Fa3ScheduleName; label: string; short: string }[] = [
   { name: 'sequential', label: 'Synchronous (FA2-style)', short: 'Synchronous' },
@@ -54,11 +55,20 @@ export interface Figure {
 
 export const laneOf = (s: Fa3Segment) => s.warpgroup + 1;  // producer (-1) is lane 0
 
-export function buildFigure(core: AttnFlash, config: Config): Figure {
-  const pipeline = core.fa3Pipeline({
+// The core's pipelines and the figures built from them, by configuration: one fa3Pipeline call
+// gives every schedule, so switching schedules, and going back to a GPU or head dim already seen,
+// costs no call to the core.
+const pipelines = boundedCache<Fa3PipelineResult>(32);
+const built = boundedCache<Figure>(64);
+
+export const buildFigure = (core: AttnFlash, config: Config): Figure =>
+  built(JSON.stringify([config.gpu, config.precision, config.headDim, config.consumers, config.iterations, config.schedule]), () => computeFigure(core, config));
+
+function computeFigure(core: AttnFlash, config: Config): Figure {
+  const pipeline = pipelines(JSON.stringify([config.gpu, config.precision, config.headDim, config.consumers, config.iterations]), () => core.fa3Pipeline({
     gpu: config.gpu, precision: config.precision, headDim: config.headDim,
     consumerWarpgroups: config.consumers, iterations: config.iterations,
-  });
+  }));
   const shown = pipeline.schedules.find((s) => s.name === config.schedule)!;
   const baseline = pipeline.schedules.find((s) => s.name === 'sequential')!;
   const times = new Set<number>([0]);

@@ -1,1 +1,0 @@
-import{d as e,p as t}from"./hashState-C47wxIFR.js";var n=({children:n})=>t(e,{more:`More controls`,fewer:`Fewer controls`,class:`secondary`,children:n});export{n as t};

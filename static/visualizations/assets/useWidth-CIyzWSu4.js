@@ -1,1 +1,0 @@
-import{C as e,S as t,w as n}from"./hashState-C47wxIFR.js";function r(r=640){let i=e(null),[a,o]=n(r);return t(()=>{let e=i.current;if(!e)return;o(Math.round(e.getBoundingClientRect().width));let t=new ResizeObserver(([e])=>o(Math.round(e.contentRect.width)));return t.observe(e),()=>t.disconnect()},[]),[i,a]}export{r as t};
