@@ -106,8 +106,11 @@ std::size_t gather(const Tensor4<float>& key_pool, const Tensor4<float>& value_p
 // Asks for columns [x0, x1) of rows [j0, j1) ahead of their use. Paged blocks are scattered
 // through the pool, so the hardware prefetcher loses the stream at every block boundary; the walk
 // asks for the next (chunk, head) step's rows a few at a time from inside the current step's
-// loops, a fixed distance ahead: a burst of a whole chunk's ~1,000 lines would overflow the
-// core's miss buffers, and most of it would be dropped or would stall the loads in between.
+// loops: a burst of a whole step's ~1,000 lines before it overflows the core's miss buffers and
+// stalls. Measured on one thread (Zen 5, Llama-3 shapes, 8k-32k tokens): paged 25-35% faster than
+// with the burst. Also measured, and slower: asking for every 4th or 8th row only (the hardware
+// does not pick up the rest), a real load per row to warm the TLB, a chunk of 32 keys, and no
+// prefetching of a contiguous cache.
 void prefetch_rows(const float* const* rows, std::size_t j0, std::size_t j1, std::size_t x0, std::size_t x1) {
 #if defined(__x86_64__)
     constexpr std::size_t kLine = 64 / sizeof(float);
