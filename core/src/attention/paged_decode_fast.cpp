@@ -103,22 +103,22 @@ std::size_t gather(const Tensor4<float>& key_pool, const Tensor4<float>& value_p
     return t;
 }
 
-// Asks for the chunk's rows ahead of their use, while the current chunk is computed: paged blocks
-// are scattered through the pool, so the hardware prefetcher loses the stream at every block
-// boundary. A real load of each row's first element goes with the prefetches: a prefetch that
-// misses the TLB may be dropped, a load is not, and a row starts a new page every 4 KB.
-void prefetch(const Chunk& c, std::size_t d, std::size_t dv) {
+// Asks for columns [x0, x1) of rows [j0, j1) ahead of their use. Paged blocks are scattered
+// through the pool, so the hardware prefetcher loses the stream at every block boundary; the walk
+// asks for the next (chunk, head) step's rows a few at a time from inside the current step's
+// loops: a burst of a whole step's ~1,000 lines before it overflows the core's miss buffers and
+// stalls. Measured on one thread (Zen 5, Llama-3 shapes, 8k-32k tokens): paged 25-35% faster than
+// with the burst. Also measured, and slower: asking for every 4th or 8th row only (the hardware
+// does not pick up the rest), a real load per row to warm the TLB, a chunk of 32 keys, and no
+// prefetching of a contiguous cache.
+void prefetch_rows(const float* const* rows, std::size_t j0, std::size_t j1, std::size_t x0, std::size_t x1) {
 #if defined(__x86_64__)
     constexpr std::size_t kLine = 64 / sizeof(float);
-    for (std::size_t j = 0; j < c.rows; ++j) {
-        for (std::size_t x = 0; x < d; x += kLine) __builtin_prefetch(c.k[j] + x, 0, 3);
-        for (std::size_t x = 0; x < dv; x += kLine) __builtin_prefetch(c.v[j] + x, 0, 3);
-        // The volatile asm uses the loads (and keeps g++ from deleting the loop as without effect).
-        const float first_k = c.k[j][0], first_v = c.v[j][0];
-        asm volatile("" : : "x"(first_k), "x"(first_v));
+    for (std::size_t j = j0; j < j1; ++j) {
+        for (std::size_t x = x0; x < x1; x += kLine) __builtin_prefetch(rows[j] + x, 0, 3);
     }
 #else
-    (void)c, (void)d, (void)dv;  // elsewhere (WebAssembly) the hardware's own prefetching only
+    (void)rows, (void)j0, (void)j1, (void)x0, (void)x1;  // elsewhere (WebAssembly) the hardware's own prefetching only
 #endif
 }
 
@@ -149,22 +149,30 @@ void score_tile(const float* __restrict q, std::size_t d, const float* const* k,
     }
 }
 
+// The scores of H heads for the chunk's keys; asks for the K rows of `ahead` (if not null) as
+// it goes, four rows after each tile of four.
 template <std::size_t H>
-void score_heads(const float* q, std::size_t d, const Chunk& c, float* sc, Vec& check) {
+void score_heads(const float* q, std::size_t d, const Chunk& c, float* sc, Vec& check, const Chunk* ahead) {
+    const std::size_t ahead_rows = ahead ? ahead->rows : 0;
     std::size_t j = 0;
-    for (; j + kScoreKeys <= c.rows; j += kScoreKeys) score_tile<H, kScoreKeys>(q, d, c.k + j, sc + j, check);
+    for (; j + kScoreKeys <= c.rows; j += kScoreKeys) {
+        score_tile<H, kScoreKeys>(q, d, c.k + j, sc + j, check);
+        if (j < ahead_rows) prefetch_rows(ahead->k, j, std::min(j + kScoreKeys, ahead_rows), 0, d);
+    }
     const std::size_t rest = c.rows - j;
     const auto tail = [&]<std::size_t... J>(std::index_sequence<J...>) {
         ((rest == J + 1 ? score_tile<H, J + 1>(q, d, c.k + j, sc + j, check) : void()), ...);
     };
     tail(std::make_index_sequence<kScoreKeys - 1>{});
+    if (j < ahead_rows) prefetch_rows(ahead->k, j, ahead_rows, 0, d);
 }
 
 // acc[g] = alpha[g] acc[g] + sum_j p[g][j] v[j] for H heads over W vectors of value columns from
 // column c0: the H x W accumulators stay in registers while the chunk's value rows pass.
 template <std::size_t H, std::size_t W>
 void pv_tile(const float* __restrict p, const float* __restrict alpha, const Chunk& c, std::size_t c0,
-             float* __restrict acc, std::size_t dv) {
+             float* __restrict acc, std::size_t dv, const Chunk* ahead) {
+    const std::size_t ahead_rows = ahead ? ahead->rows : 0;
     Vec a[H][W];
     for (std::size_t h = 0; h < H; ++h) {
         for (std::size_t w = 0; w < W; ++w) a[h][w] = alpha[h] * load_vec(acc + h * dv + c0 + w * kVec);
@@ -176,23 +184,30 @@ void pv_tile(const float* __restrict p, const float* __restrict alpha, const Chu
             const float pj = p[h * kChunk + j];
             for (std::size_t w = 0; w < W; ++w) a[h][w] += pj * vj[w];
         }
+        if (j < ahead_rows) prefetch_rows(ahead->v, j, j + 1, c0, c0 + W * kVec);
     }
     for (std::size_t h = 0; h < H; ++h) {
         for (std::size_t w = 0; w < W; ++w) store_vec(acc + h * dv + c0 + w * kVec, a[h][w]);
     }
 }
 
+// P V for H heads; asks for the V rows of `ahead` (if not null) as it goes, each pass over the
+// chunk's rows for its own columns of the same rows ahead.
 template <std::size_t H>
-void pv_heads(const float* p, const float* alpha, const Chunk& c, float* acc, std::size_t dv) {
+void pv_heads(const float* p, const float* alpha, const Chunk& c, float* acc, std::size_t dv, const Chunk* ahead) {
     std::size_t c0 = 0;
-    for (; c0 + kPvVecs * kVec <= dv; c0 += kPvVecs * kVec) pv_tile<H, kPvVecs>(p, alpha, c, c0, acc, dv);
-    for (; c0 + kVec <= dv; c0 += kVec) pv_tile<H, 1>(p, alpha, c, c0, acc, dv);
+    for (; c0 + kPvVecs * kVec <= dv; c0 += kPvVecs * kVec) pv_tile<H, kPvVecs>(p, alpha, c, c0, acc, dv, ahead);
+    for (; c0 + kVec <= dv; c0 += kVec) pv_tile<H, 1>(p, alpha, c, c0, acc, dv, ahead);
     for (std::size_t h = 0; h < H; ++h) {  // value_dim not a multiple of kVec
         for (std::size_t x = c0; x < dv; ++x) {
             float a = acc[h * dv + x] * alpha[h];
             for (std::size_t j = 0; j < c.rows; ++j) a += p[h * kChunk + j] * c.v[j][x];
             acc[h * dv + x] = a;
         }
+    }
+    if (ahead) {  // the columns and rows the passes did not ask for
+        prefetch_rows(ahead->v, 0, std::min(c.rows, ahead->rows), c0, dv);
+        prefetch_rows(ahead->v, std::min(c.rows, ahead->rows), ahead->rows, 0, dv);
     }
 }
 
@@ -218,7 +233,7 @@ float max_lane(Vec v) {
 // Folds one chunk of visible keys of one KV head into the states of its group's query heads, the
 // task's heads [h0, h0 + group) (online_softmax::update's math for a whole chunk, exp2 of
 // log2-scaled scores). Returns false if a score came out non-finite.
-bool fold_chunk(const Problem& p, Scratch& w, std::size_t h0, const Chunk& c) {
+bool fold_chunk(const Problem& p, Scratch& w, std::size_t h0, const Chunk& c, const Chunk& ahead) {
     static_assert(kChunk % kVec == 0);
     const std::size_t G = p.group, D = p.d, Dv = p.dv;
     float* const sc = w.scores.data();
@@ -229,7 +244,7 @@ bool fold_chunk(const Problem& p, Scratch& w, std::size_t h0, const Chunk& c) {
     float* const acc = w.acc.data() + h0 * Dv;
     Vec check{};
     for_head_runs<kScoreHeads>(G, [&]<std::size_t H>(std::size_t g0) {
-        score_heads<H>(q + g0 * D, D, c, sc + g0 * kChunk, check);
+        score_heads<H>(q + g0 * D, D, c, sc + g0 * kChunk, check, g0 == 0 ? &ahead : nullptr);
     });
     for (std::size_t g = 0; g < G; ++g) {
         // Whole-chunk vector loops: a short chunk's missing keys score -inf and weigh exp2(-inf) = 0.
@@ -249,7 +264,7 @@ bool fold_chunk(const Problem& p, Scratch& w, std::size_t h0, const Chunk& c) {
         m[g] = m_new;
     }
     for_head_runs<kPvHeads>(G, [&]<std::size_t H>(std::size_t g0) {
-        pv_heads<H>(sc + g0 * kChunk, alpha + g0, c, acc + g0 * Dv, Dv);
+        pv_heads<H>(sc + g0 * kChunk, alpha + g0, c, acc + g0 * Dv, Dv, g0 == 0 ? &ahead : nullptr);
     });
     alignas(sizeof(Vec)) float lanes[kVec];
     store_vec(lanes, check);
@@ -259,8 +274,9 @@ bool fold_chunk(const Problem& p, Scratch& w, std::size_t h0, const Chunk& c) {
 }
 
 // Walks the task's tokens chunk by chunk, and in each chunk its KV heads one after the other,
-// gathering and prefetching the next (chunk, head) step before folding the current one. Leaves
-// each query head's state in w (task-relative heads); returns false if a score came out non-finite.
+// gathering the next (chunk, head) step before folding the current one, whose loops prefetch the
+// next step's rows. Leaves each query head's state in w (task-relative heads); returns false if a
+// score came out non-finite.
 bool run_walk(const Tensor4<float>& q, const Tensor4<float>& key_pool, const Tensor4<float>& value_pool,
               const PagedSequence& seq, const Task& task, const Problem& p, Scratch& w) {
     const std::size_t G = p.group, D = p.d, heads = p.task_heads * G;
@@ -282,8 +298,7 @@ bool run_walk(const Tensor4<float>& q, const Tensor4<float>& key_pool, const Ten
         Chunk& next = w.chunks[(i + 1) % 2];
         const std::size_t next_end =
             gather(key_pool, value_pool, seq, task.kvh + next_k, p.block_size, next_start, task.end, next);
-        prefetch(next, D, p.dv);
-        finite = fold_chunk(p, w, k * G, w.chunks[i % 2]) && finite;
+        finite = fold_chunk(p, w, k * G, w.chunks[i % 2], next) && finite;
         start = next_start, end = next_end, k = next_k;
     }
     return finite;
