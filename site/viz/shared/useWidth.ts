@@ -3,7 +3,8 @@
 // through a viewBox. Returns [ref to attach, width]; `initial` is used until the first measure.
 // Only a change of width re-renders: figures grow taller when their content does (a larger N, more
 // lanes), and re-rendering the figure again for its own new height would double the cost of the
-// change that caused it.
+// change that caused it. A width of 0 (the element not laid out: a frame still loading, a hidden
+// panel) is not taken: a drawing sized for no room computes negative sizes, and none is seen.
 import type { RefObject } from 'preact';
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 
@@ -13,8 +14,9 @@ export function useWidth<E extends HTMLElement>(initial = 640): [RefObject<E | n
   useLayoutEffect(() => {
     const el = ref.current;
     if (!el) return;
-    setWidth(Math.round(el.getBoundingClientRect().width));
-    const observer = new ResizeObserver(([entry]) => setWidth(Math.round(entry.contentRect.width)));
+    const take = (w: number) => { if (w >= 1) setWidth(Math.round(w)); };
+    take(el.getBoundingClientRect().width);
+    const observer = new ResizeObserver(([entry]) => take(entry.contentRect.width));
     observer.observe(el);
     return () => observer.disconnect();
   }, []);

@@ -1,1 +1,0 @@
-import{D as e,O as t,k as n}from"./hashState-CGoYWQHv.js";function r(r=640){let i=t(null),[a,o]=n(r);return e(()=>{let e=i.current;if(!e)return;o(Math.round(e.getBoundingClientRect().width));let t=new ResizeObserver(([e])=>o(Math.round(e.contentRect.width)));return t.observe(e),()=>t.disconnect()},[]),[i,a]}export{r as t};
