@@ -89,7 +89,12 @@ TEST_CASE("classic scaling: the softmax's gradient vanishes unscaled and holds s
         CHECK(rows[r].raw.jacobian_norm > 0);
         CHECK(rows[r].raw.jacobian_norm < 1.0);
         CHECK(rows[r].scaled.jacobian_norm < 1.0);
-        if (r > 0) CHECK(rows[r].raw.jacobian_norm < rows[r - 1].raw.jacobian_norm);
+        // It falls as d grows: by about 0.045 or more each time d quadruples (over 200 seeds the
+        // smallest drop was 0.020, the mean's standard error ~0.006 per d), while a single doubling
+        // can drop by less than the noise (d = 4 -> 8: 0.008 on average), so one step is only
+        // bounded: no rise beyond 0.02, about four standard errors of the difference.
+        if (r > 0) CHECK(rows[r].raw.jacobian_norm < rows[r - 1].raw.jacobian_norm + 0.02);
+        if (r > 1) CHECK(rows[r].raw.jacobian_norm < rows[r - 2].raw.jacobian_norm - 0.01);
         // Scaled scores have the same distribution at every d up to |q|^2 / d -> 1, so the norm stays
         // near its d = 512 value (about 0.30; seen: 0.32 at d = 4, where |q|^2 / d still varies, and
         // a standard error of ~0.005 over 400 trials).
