@@ -13,8 +13,8 @@ let site;
 before(async () => { site = await startSite(); });
 after(() => site.close());
 
-// The table's box once the page around it has settled: paragraphs render only as they near the
-// screen (content-visibility in post.css), so scrolling to a table can move it a frame later.
+// The table's box once the page around it has settled. The test lays every paragraph out up front
+// (see below), but a figure's frame can still change height as it loads.
 async function settledBox(page, table) {
   let last;
   for (let i = 0; i < 20; i++) {
@@ -30,7 +30,9 @@ async function settledBox(page, table) {
 // The mean brightness of a 6 px strip just inside the table's right edge.
 async function rightEdge(page, table) {
   const box = await settledBox(page, table), top = Math.max(0, box.y);
-  const png = await page.screenshot({ clip: { x: box.x + box.width - 7, y: top, width: 6, height: Math.min(box.y + box.height - top, 300) } });
+  const height = Math.min(box.y + box.height, page.viewportSize().height, top + 300) - top;
+  assert.ok(height > 0, `the table is on screen after scrolling to it (top ${box.y.toFixed(0)}, height ${box.height.toFixed(0)})`);
+  const png = await page.screenshot({ clip: { x: box.x + box.width - 7, y: top, width: 6, height } });
   return page.evaluate(async (b64) => {
     const img = new Image();
     img.src = `data:image/png;base64,${b64}`;
@@ -50,6 +52,9 @@ for (const width of [1280, 375]) {
       const { page, problems, close } = await site.open(post, { viewport: { width, height: 800 } });
       // Tables in a collapsed section (the post's "how these numbers were computed") are checked open.
       await page.evaluate(() => document.querySelectorAll('.prose details').forEach((d) => { d.open = true; }));
+      // Paragraphs are laid out only as they near the screen (content-visibility in post.css), so
+      // scrolling to a table could move it after its box was read; lay them all out up front.
+      await page.addStyleTag({ content: '.prose > * { content-visibility: visible !important; }' });
       const tables = page.locator('.prose table');
       let wide = 0;
       for (let i = 0; i < await tables.count(); i++) {
