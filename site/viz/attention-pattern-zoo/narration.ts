@@ -1,9 +1,8 @@
 // What each pattern computes, in one or two sentences with its numbers at the current N (shown
 // when the step-through reaches a cell, or when the reader hovers, taps or focuses it).
-import { fmtBytes, fmtCount, fmtInt } from '../shared/format';
+import { fmtBytes, fmtCount, fmtInt as int } from '../shared/format';
 import { BIGBIRD, LONGFORMER_ONE_SIDED, LSH_CHUNK, shareOfDense, type Cell, type Figure } from './model';
 
-const int = fmtInt;
 
 export function explain(f: Figure, cell: Cell): string {
   const n = int(f.config.n), d = f.dense, share = `${shareOfDense(cell, d)} of dense`;

@@ -8,6 +8,7 @@ import { Component } from 'preact';
 import { useLayoutEffect, useRef } from 'preact/hooks';
 import type { HbmTransfer } from '../../../wasm/load';
 import type { CellState } from '../shared/AttentionGrid';
+import { pageFontFamily } from '../shared/canvas';
 import { fmt } from '../shared/format';
 import { reducedMotion } from '../shared/motion';
 import { colors } from '../shared/theme';
@@ -121,9 +122,6 @@ class StageFixed extends Component<{ run: Run; L: Layout }> {
   }
 }
 
-// The font the page sets, for the m and ℓ a canvas draws (read once: it does not change).
-let statFont: string | null = null;
-
 export function Stage({ run, at, width, onSeek }: { run: Run; at: number; width: number; onSeek: (step: number) => void }) {
   const L = layout(run, width);
   const { n, br, bc, mode } = run.config;
@@ -176,11 +174,10 @@ export function Stage({ run, at, width, onSeek }: { run: Run; at: number; width:
   useLayoutEffect(() => {
     const el = canvas.current;
     if (!el) return;
-    statFont ??= getComputedStyle(el).fontFamily;
     paintStep(el, L, {
       n, br, bc, tr: run.tr, tc: run.tc, blockState, detail,
       output: state ? { values: state.output, d: run.config.d, scale: maxAbs(state.output) } : undefined,
-      stats: state && L.stats ? { m: state.m, l: state.l, changedBegin: changed ? s.rowBegin : 0, changedEnd: changed ? s.rowEnd : 0, focusRow: fr, font: statFont } : undefined,
+      stats: state && L.stats ? { m: state.m, l: state.l, changedBegin: changed ? s.rowBegin : 0, changedEnd: changed ? s.rowEnd : 0, focusRow: fr, font: pageFontFamily() } : undefined,
     });
   });
 

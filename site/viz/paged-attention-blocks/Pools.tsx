@@ -10,7 +10,7 @@
 // data-blocks. A copy-on-write's arrow is drawn in a second SVG above the canvas.
 import { useLayoutEffect, useRef } from 'preact/hooks';
 import type { ServingState } from '../../../wasm/load';
-import { cssPixelContext } from '../shared/canvas';
+import { cssPixelContext, pageFontFamily } from '../shared/canvas';
 import { colors } from '../shared/theme';
 import { useWidth } from '../shared/useWidth';
 import { blockFill, blockOwner, eventRange, requestColor, timelineIndex, WORKLOAD, type Figure, type StepState } from './model';
@@ -46,13 +46,8 @@ function externalHoles(st: ServingState, externalSlots: number): Set<number> {
 
 interface BlockPaint { block: number; refs: number; fill: number; request: number; arrived: boolean }
 
-// The labels' fonts (style.css gives the SVG text 10px in the page's family), read once.
-let labelFonts: { plain: string; bold: string } | null = null;
-const fonts = () => {
-  if (labelFonts) return labelFonts;
-  const family = getComputedStyle(document.body).fontFamily;
-  return (labelFonts = { plain: `10px ${family}`, bold: `650 10px ${family}` });
-};
+// The labels' fonts (style.css gives the SVG text 10px in the page's family).
+const fonts = () => ({ plain: `10px ${pageFontFamily()}`, bold: `650 10px ${pageFontFamily()}` });
 
 // Each block: its frame (white and thicker for a request that just arrived), filled in its owner's
 // colour to the tokens it holds, dashed inside when shared, and its number (×n when shared) on it.

@@ -2,9 +2,8 @@
 // returned for it: arrivals the contiguous pool refuses and the paged pool admits, forks that share
 // a prompt's blocks, copy-on-write, preemption, finishes; otherwise what the step cost each pool.
 import { eventRange, timelineIndex, type Figure, type StepState } from './model';
-import { fmtInt } from '../shared/format';
+import { fmtInt as n } from '../shared/format';
 
-const n = fmtInt;
 const pct = (x: number) => `${Math.round(100 * x)} %`;
 const plural = (k: number, word: string) => `${n(k)} ${word}${k === 1 ? '' : 's'}`;
 

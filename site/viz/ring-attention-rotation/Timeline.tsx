@@ -11,7 +11,7 @@
 // SVG keeps the legend, the lane names, the axis and the playhead; the base canvas lists the bars
 // it draws in data-bars.
 import { useLayoutEffect, useMemo, useRef } from 'preact/hooks';
-import { cssPixelContext } from '../shared/canvas';
+import { cssPixelContext, pageFontFamily } from '../shared/canvas';
 import { fmtSeconds } from '../shared/format';
 import type { Clock } from '../shared/stepper';
 import { colors } from '../shared/theme';
@@ -59,9 +59,8 @@ function layout(figure: Figure, width: number): Layout {
 
 const showsLabel = (b: BarSpec) => b.label !== undefined && b.w >= 38 && b.h >= 12;
 
-// The shard names' font: 650 11px in the page's family, like the SVG text beside them; read once.
-let labelFont: string | null = null;
-const font = () => (labelFont ??= `650 11px ${getComputedStyle(document.body).fontFamily}`);
+// The shard names' font: 650 11px in the page's family, like the SVG text beside them.
+const font = () => `650 11px ${pageFontFamily()}`;
 
 // The step edges (dashed) and every bar's outline (faint). Both canvases are as tall as the
 // timeline of the most devices and the frame clips them: a new device count then repaints them

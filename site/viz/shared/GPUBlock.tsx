@@ -21,7 +21,7 @@
 import { cubicBezier } from 'motion';
 import type { ComponentChildren } from 'preact';
 import { useLayoutEffect, useRef } from 'preact/hooks';
-import { cssPixelContext, fitText } from './canvas';
+import { cssPixelContext, fitText, pageFontFamily } from './canvas';
 import { reducedMotion } from './motion';
 import './GPUBlock.css';
 
@@ -60,16 +60,8 @@ export interface GPUBlockProps {
 
 const IDLE_SM = '#262626';
 // The pools' text fonts (GPUBlock.css, in the page's family), to condense a line wider than its
-// pool (fitText); read once, when the first pool is drawn (reading a computed style during a
-// render forces the page's pending style changes to be resolved there and then).
-let poolFonts: { label: string; detail: string } | null = null;
-const fonts = () => {
-  if (!poolFonts) {
-    const family = getComputedStyle(document.body).fontFamily;
-    poolFonts = { label: `650 12.5px ${family}`, detail: `11.5px ${family}` };
-  }
-  return poolFonts;
-};
+// pool (fitText).
+const fonts = () => ({ label: `650 12.5px ${pageFontFamily()}`, detail: `11.5px ${pageFontFamily()}` });
 const PAD = 8, LABEL_H = 20, GAP = 2, POOL_GAP = 26, POOL_H = 62;
 
 export function gpuBlockLayout({ smCount, width, direction = 'row', pools = [], columns }:

@@ -23,6 +23,13 @@ export function cssPixelContext(canvas: HTMLCanvasElement, width: number, height
   return g;
 }
 
+let family: string | null = null;
+/**
+ * The page's font family, for canvas text set beside the page's own. Read once: reading a computed
+ * style during a render forces the page's pending style changes to be resolved there and then.
+ */
+export const pageFontFamily = () => (family ??= getComputedStyle(document.body).fontFamily);
+
 let measurer: CanvasRenderingContext2D | null = null;
 const textWidths = new Map<string, number>();
 /** The width in CSS px of `text` drawn in `font` (a CSS font shorthand), measured once per pair. */
