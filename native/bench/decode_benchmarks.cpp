@@ -10,6 +10,7 @@
 #include <random>
 #include <sstream>
 #include <thread>
+#include <unistd.h>
 
 #include "attn/attention/paged_decode_fast.hpp"
 #include "attn/attention/sdpa.hpp"
@@ -103,20 +104,6 @@ void set_counters(benchmark::State& state, const DecodeShape& s, std::size_t con
     state.counters["check_error"] = error;
 }
 
-void decode_benchmark(benchmark::State& state, const DecodeShape& s, std::size_t context, bool paged) {
-    const double error = checked_error(s, paged);
-    if (!(error <= kCheckTolerance)) {
-        state.SkipWithError(("correctness check failed: max |error| " + std::to_string(error)).c_str());
-        return;
-    }
-    const Cache<float> c = make_cache<float>(s, context, paged, 7);
-    Tensor4<float> q({1, s.q_heads, 1, s.head_dim});
-    fill_uniform(q.data, 11);
-    const std::vector<PagedSequence> sequences{c.sequence};
-    for (auto _ : state) benchmark::DoNotOptimize(paged_decode_fast(q, c.keys, c.values, sequences));
-    set_counters(state, s, context, error);
-}
-
 // Sum of n floats with independent partial sums: a loop the vectoriser turns into wide loads.
 float stream_sum(const float* __restrict data, std::size_t n) {
     constexpr std::size_t kLanes = 32;
@@ -131,26 +118,69 @@ float stream_sum(const float* __restrict data, std::size_t n) {
     return sum;
 }
 
-// Reads the same K and V bytes as one decode step, split evenly over as many threads as the
-// decode kernel starts by default (one per hardware thread).
+// Reads every float of `pools` once, each pool split evenly over as many threads as the decode
+// kernel starts by default (one per hardware thread).
+void parallel_read(std::initializer_list<const std::vector<float>*> pools) {
+    const std::size_t workers = std::max(1u, std::thread::hardware_concurrency());
+    std::vector<float> partial(pools.size() * workers);
+    {
+        std::vector<std::jthread> threads;
+        for (std::size_t w = 0; w < workers; ++w) {
+            threads.emplace_back([&, w] {
+                std::size_t i = 0;
+                for (const std::vector<float>* pool : pools) {
+                    const std::size_t n = pool->size(), begin = n * w / workers, end = n * (w + 1) / workers;
+                    partial[i++ * workers + w] = stream_sum(pool->data() + begin, end - begin);
+                }
+            });
+        }
+    }
+    benchmark::DoNotOptimize(partial.data());
+    benchmark::ClobberMemory();
+}
+
+// In a model, a layer's KV cache is cold when its decode step starts: every other layer's cache
+// and weights (gigabytes) have passed through the CPU's caches since the layer was last read. So
+// before each timed iteration, untimed, every thread reads a buffer twice the size of the
+// last-level cache. Without it, a cache a small multiple of the L3 (8k tokens of Llama 3 = 64 MiB
+// against 32 MiB) is partly still cached from the iteration before -- more for the streaming
+// read, which a victim L3 favours, than for the decode kernel -- which no model in service sees.
+void evict_caches() {
+    static const std::vector<float> buffer = [] {
+        const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+        const std::size_t bytes = 2 * (l3 > 0 ? static_cast<std::size_t>(l3) : std::size_t{64} << 20);
+        return std::vector<float>(bytes / sizeof(float), 1.0f);
+    }();
+    parallel_read({&buffer});
+}
+
+void decode_benchmark(benchmark::State& state, const DecodeShape& s, std::size_t context, bool paged) {
+    const double error = checked_error(s, paged);
+    if (!(error <= kCheckTolerance)) {
+        state.SkipWithError(("correctness check failed: max |error| " + std::to_string(error)).c_str());
+        return;
+    }
+    const Cache<float> c = make_cache<float>(s, context, paged, 7);
+    Tensor4<float> q({1, s.q_heads, 1, s.head_dim});
+    fill_uniform(q.data, 11);
+    const std::vector<PagedSequence> sequences{c.sequence};
+    for (auto _ : state) {
+        state.PauseTiming();
+        evict_caches();
+        state.ResumeTiming();
+        benchmark::DoNotOptimize(paged_decode_fast(q, c.keys, c.values, sequences));
+    }
+    set_counters(state, s, context, error);
+}
+
+// Reads the same K and V bytes as one decode step, from the same cold start.
 void stream_benchmark(benchmark::State& state, const DecodeShape& s, std::size_t context) {
     const Cache<float> c = make_cache<float>(s, context, true, 7);
-    const std::size_t workers = std::max(1u, std::thread::hardware_concurrency());
-    std::vector<float> partial(2 * workers);
     for (auto _ : state) {
-        {
-            std::vector<std::jthread> threads;
-            for (std::size_t w = 0; w < workers; ++w) {
-                threads.emplace_back([&, w] {
-                    for (const std::vector<float>* pool : {&c.keys.data, &c.values.data}) {
-                        const std::size_t n = pool->size(), begin = n * w / workers, end = n * (w + 1) / workers;
-                        partial[2 * w + (pool == &c.keys.data ? 0 : 1)] = stream_sum(pool->data() + begin, end - begin);
-                    }
-                });
-            }
-        }
-        benchmark::DoNotOptimize(partial.data());
-        benchmark::ClobberMemory();
+        state.PauseTiming();
+        evict_caches();
+        state.ResumeTiming();
+        parallel_read({&c.keys.data, &c.values.data});
     }
     set_counters(state, s, context, 0);
 }
@@ -158,18 +188,21 @@ void stream_benchmark(benchmark::State& state, const DecodeShape& s, std::size_t
 }  // namespace
 
 void register_decode_benchmarks() {
-    // Adjacent, per context: the ceiling and both layouts see the same background load.
+    // Adjacent, per context: the ceiling and both layouts see the same background load. A fixed
+    // count of iterations reading about 4 GB in all: left to itself, the library would time ever
+    // more iterations of a short context, each behind its untimed eviction.
     for (const DecodeShape& s : decode_shapes()) {
         for (std::size_t n : kDecodeContexts) {
             const std::string suffix = s.model + "/N:" + std::to_string(n);
+            const auto iterations = static_cast<benchmark::IterationCount>(std::max(10.0, 4e9 / kv_bytes(s, n)));
             benchmark::RegisterBenchmark(("cpu/stream_read/" + suffix).c_str(),
                                          [s, n](benchmark::State& st) { stream_benchmark(st, s, n); })
-                ->UseRealTime()->Unit(benchmark::kMillisecond);
+                ->UseRealTime()->Iterations(iterations)->Unit(benchmark::kMillisecond);
             for (bool paged : {true, false}) {
                 const std::string name = std::string(paged ? "cpu/decode_paged/" : "cpu/decode_contiguous/") + suffix;
                 benchmark::RegisterBenchmark(name.c_str(), [s, n, paged](benchmark::State& st) {
                     decode_benchmark(st, s, n, paged);
-                })->UseRealTime()->Unit(benchmark::kMillisecond);
+                })->UseRealTime()->Iterations(iterations)->Unit(benchmark::kMillisecond);
             }
         }
     }

@@ -6,7 +6,9 @@
 //   cpu/stream_read/<model>        a streaming read of the same K/V bytes: the bandwidth ceiling
 //   cpu/decode_paged/<model>       attn::paged_decode_fast over a shuffled pool of 16-token blocks
 //   cpu/decode_contiguous/<model>  the same kernel over the cache stored contiguously (one block)
-// Each decode layout is checked against attn::sdpa in double before its first timed run. Counters:
+// Every timed iteration starts with the K/V bytes evicted from the CPU's caches, as a layer's cache
+// is in a model (decode_benchmarks.cpp, evict_caches). Each decode layout is checked against
+// attn::sdpa in double before its first timed run. Counters:
 // bytes/s of K/V read, N (context), d, q_heads, kv_heads, check_error.
 #include <cstddef>
 #include <ostream>
