@@ -334,7 +334,7 @@ function decodeTable(run, data) {
     caption: 'Measured on a CPU: one decode step over one layer\'s KV cache, Llama 3 70B\'s attention shape (64 query heads, 8 K/V heads of 128), FP32',
     columns: [{ label: 'Context (tokens)' }, { label: 'K/V read', numeric: true }, { label: 'Paged (16-token blocks)', numeric: true }, { label: 'Contiguous', numeric: true }, { label: 'Streaming read of the same bytes', numeric: true }, { label: 'Paged / streaming', numeric: true }],
     rows: rows.map((r) => [integer(r.context), bytes(r.kv_bytes), gbps(r.paged_bytes_per_s), gbps(r.contiguous_bytes_per_s), gbps(r.stream_bytes_per_s), perCent(r.paged_percent_of_stream / 100)]),
-    notes: ['The streaming read is the bandwidth this machine gives a simple loop over the same bytes, measured in the same run: the ceiling a decode kernel could approach. Blocks are shuffled in memory, as a paged allocator leaves them.'],
+    notes: ['The streaming read is the bandwidth this machine gives a simple loop over the same bytes, measured in the same run: the ceiling a decode kernel could approach. Blocks are shuffled in memory, as a paged allocator leaves them. Every timed call starts with the cache evicted from the CPU\'s caches, as a layer\'s cache is in a model whose other layers ran since.'],
     source: benchSource(run, 'native/bench/decode_benchmarks.cpp, attn::paged_decode_fast'),
   };
   const longest = rows[rows.length - 1];
