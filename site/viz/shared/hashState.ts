@@ -26,16 +26,30 @@ function writeHash(values: Record<string, string | number>): void {
 
 // How long the hash lags the figure. history.replaceState costs milliseconds in Chromium and is
 // throttled when called often, so it stays off the interaction path: the hash is written once the
-// figure has been still for this long, not on every step of a sweep or frame of playback.
+// figure has been still for this long, not on every step of a sweep or frame of playback, and
+// then in the browser's next idle period, so that a write due while the reader is already on the
+// next interaction waits for it to be drawn.
 const HASH_DELAY_MS = 150;
+const IDLE_TIMEOUT_MS = 1000;
+
+// Runs `f` when the main thread is idle (at the latest after IDLE_TIMEOUT_MS); returns a canceller.
+// Browsers without requestIdleCallback (Safari) run it as the next task.
+function whenIdle(f: () => void): () => void {
+  if (window.requestIdleCallback) {
+    const id = window.requestIdleCallback(f, { timeout: IDLE_TIMEOUT_MS });
+    return () => window.cancelIdleCallback(id);
+  }
+  const id = window.setTimeout(f, 0);
+  return () => window.clearTimeout(id);
+}
 
 /** Keeps the hash equal to `read()` (an effect over the signals it reads), HASH_DELAY_MS behind. */
 export function syncHash(read: () => Record<string, string | number>): void {
-  let pending = 0;
   // The cleanup cancels a pending write when the values change again and when the figure restarts.
   figureEffect(() => {
     const values = read();
-    pending = window.setTimeout(() => writeHash(values), HASH_DELAY_MS);
-    return () => window.clearTimeout(pending);
+    let cancelIdle = () => {};
+    const pending = window.setTimeout(() => { cancelIdle = whenIdle(() => writeHash(values)); }, HASH_DELAY_MS);
+    return () => { window.clearTimeout(pending); cancelIdle(); };
   });
 }
