@@ -42,9 +42,12 @@ export async function screenshot(page, name) {
 }
 
 // The figure's URL hash as an object, once it has caught up with the figure: figures write it
-// HASH_DELAY_MS (150 ms, site/viz/shared/hashState.ts) after the last change.
+// HASH_DELAY_MS (150 ms, site/viz/shared/hashState.ts) after the last change, in the next idle
+// period (at the latest 500 ms later), so an idle callback asked for after that lag, with a later
+// deadline, runs after the write's. (Headless Chromium may have no idle period for seconds after a
+// key press when nothing is animating.)
 export async function settledHash(page) {
-  await page.waitForTimeout(350);
+  await page.evaluate(() => new Promise((r) => setTimeout(() => requestIdleCallback(() => r(), { timeout: 1000 }), 350)));
   return Object.fromEntries(new URLSearchParams(await page.evaluate(() => location.hash.slice(1))));
 }
 

@@ -17,10 +17,11 @@ before(async () => { site = await startSite(); });
 after(() => site.close());
 
 const stepCount = (frame) => frame.getByTestId('step-count');
-const frameHash = async (page) => {
-  await page.waitForTimeout(350);  // figures write their hash 150 ms after the last change
-  return page.frame({ url: new RegExp(`/visualizations/${NAME}/`) }).evaluate(() => location.hash);
-};
+// The framed figure's hash once written: 150 ms after the last change, in the next idle period
+// (at the latest 500 ms later; site/viz/shared/hashState.ts), so an idle callback asked for after
+// that, with a later deadline, runs after the write.
+const frameHash = (page) => page.frame({ url: new RegExp(`/visualizations/${NAME}/`) })
+  .evaluate(() => new Promise((r) => setTimeout(() => requestIdleCallback(() => r(location.hash), { timeout: 1000 }), 350)));
 // The post's scroll position once its smooth scrolling has stopped.
 async function settledScroll(page) {
   let last = -1;
@@ -72,6 +73,9 @@ test('New tab and full screen carry the state the reader stepped to; the post UR
   const state = (await frameHash(page)).slice(1);
   assert.match(state, /(^|&)step=2(&|$)/);
   const newTab = page.locator(`#fig-${NAME} [data-viz-newtab]`);
+  // The post hears of the state by a message, handled in a task of its own.
+  await page.waitForFunction(([name, state]) => decodeURIComponent(location.hash) === `#fig-${name}:${state}`, [NAME, state], { timeout: 5000 })
+    .catch(() => {});
   assert.equal(await newTab.getAttribute('href'), `/visualizations/${NAME}/#${state}`);
   assert.equal(await page.evaluate(() => decodeURIComponent(location.hash)), `#fig-${NAME}:${state}`);
   const [tab] = await Promise.all([page.context().waitForEvent('page'), newTab.click()]);

@@ -30,7 +30,7 @@ function writeHash(values: Record<string, string | number>): void {
 // then in the browser's next idle period, so that a write due while the reader is already on the
 // next interaction waits for it to be drawn.
 const HASH_DELAY_MS = 150;
-const IDLE_TIMEOUT_MS = 1000;
+const IDLE_TIMEOUT_MS = 500;
 
 // Runs `f` when the main thread is idle (at the latest after IDLE_TIMEOUT_MS); returns a canceller.
 // Browsers without requestIdleCallback (Safari) run it as the next task.
