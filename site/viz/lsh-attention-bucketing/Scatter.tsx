@@ -74,7 +74,8 @@ export function Scatter({ figure, step, size }: { figure: Figure; step: number; 
   }, [figure, size]);
   // Three layers: the background (sectors, circle, axes, lines) repaints only when the figure or
   // the step's visibility changes; the labels; the arrows and tokens, which glide.
-  const r = size < 300 ? 3.5 : 4.5;
+  // A token's disc, its 1 px outline included (an SVG circle's stroke straddles its radius).
+  const r = (size < 300 ? 3.5 : 4.5) + 0.5;
   return (
     <div class="scatter-frame" style={{ width: `${size}px`, height: `${size}px` }}>
     <svg class="scatter-back" width={size} height={size} viewBox={`0 0 ${size} ${size}`} aria-hidden="true">
