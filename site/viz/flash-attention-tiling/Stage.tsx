@@ -60,13 +60,16 @@ function SramFrame({ x, y, width, height }: Rect) {
   return <g aria-hidden="true"><rect {...r} class="sram-frame glow" /><rect {...r} class="sram-frame" /></g>;
 }
 
+const sameLayout = (a: Layout, b: Layout) => (Object.keys(a) as (keyof Layout)[]).every((k) => a[k] === b[k]);
+
 // What changes only with the configuration and the layout: the labels, and the canvas of the Q, Kᵀ
-// and Vᵀ heat maps. Skipped on every step, so a step diffs only what the step changed.
+// and Vᵀ heat maps. Skipped on every step, so a step diffs only what the step changed; new block
+// sizes relabel the blocks but leave the heat maps, which depend on Q, K, V and the layout alone,
+// as they are painted.
 class StageFixed extends Component<{ run: Run; L: Layout }> {
   shouldComponentUpdate(next: { run: Run; L: Layout }) {
     const a = this.props, c = a.run.config, nc = next.run.config;
-    return next.run.q !== a.run.q || nc.n !== c.n || nc.d !== c.d || nc.br !== c.br || nc.bc !== c.bc ||
-      (Object.keys(next.L) as (keyof Layout)[]).some((k) => next.L[k] !== a.L[k]);
+    return next.run.q !== a.run.q || nc.n !== c.n || nc.d !== c.d || nc.br !== c.br || nc.bc !== c.bc || !sameLayout(next.L, a.L);
   }
   canvas = { current: null as HTMLCanvasElement | null };
   paint() {
@@ -79,7 +82,10 @@ class StageFixed extends Component<{ run: Run; L: Layout }> {
     ]);
   }
   componentDidMount() { this.paint(); }
-  componentDidUpdate() { this.paint(); }
+  componentDidUpdate(prev: { run: Run; L: Layout }) {
+    const { run, L } = this.props;
+    if (run.q !== prev.run.q || run.k !== prev.run.k || run.v !== prev.run.v || !sameLayout(L, prev.L)) this.paint();
+  }
   render({ run, L }: { run: Run; L: Layout }) {
     const { n, br, bc } = run.config;
     const c = L.cell;

@@ -39,9 +39,11 @@ const keepWidest = new ResizeObserver((entries) => {
     const owner = owners.get(target);
     if (!owner) continue;
     const { placeholder } = owner.slot, width = borderBoxSize[0]?.inlineSize ?? 0;
-    const em = width / parseFloat(getComputedStyle(placeholder).fontSize);
+    // Rounded up: a width stored rounded down would read as wider than the placeholder every
+    // time that value came back, and place the formula's boxes again (a forced layout) each time.
+    const em = Math.ceil((width / parseFloat(getComputedStyle(placeholder).fontSize)) * 1000) / 1000;
     if (em > (parseFloat(placeholder.style.minWidth) || 0)) {
-      placeholder.style.minWidth = `${em.toFixed(3)}em`;
+      placeholder.style.minWidth = `${em}em`;
       moved.add(owner.replace);
     }
   }
