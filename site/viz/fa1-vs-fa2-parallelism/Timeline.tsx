@@ -73,18 +73,24 @@ export function Timeline({ s, heads, span, clock, label }: { s: Side; heads: num
   const rowH = width < 480 ? 1 : rows > 120 ? 1.3 : 1.5;
   const plotH = Math.round(rows * rowH);
   const dpr = pixelRatio();
+  // The canvas keeps as many pixel rows as the largest GPU shown so far needs, and the plot clips
+  // the rows under a smaller GPU's picture: a GPU change then draws into the same store, where
+  // resizing it would allocate a new one and hand the compositor a new canvas resource.
+  const storeRows = useRef(0);
+  storeRows.current = Math.max(storeRows.current, rows);
+  const canvasH = (storeRows.current * plotH) / rows;
 
   // Before the browser paints, so the canvas never shows another launch's picture.
   useLayoutEffect(() => {
     const w = Math.round(width * dpr);
-    sizedContext(canvas.current!, w, rows).drawImage(picture(w, rows, s, heads, span), 0, 0);
+    sizedContext(canvas.current!, w, storeRows.current).drawImage(picture(w, rows, s, heads, span), 0, 0);
   }, [s, heads, span, width, rows, dpr]);
 
   const end = Math.min(1, s.work.makespanTiles / span);
   return (
     <div class="timeline" ref={ref}>
       <div class="timeline-plot" style={{ height: `${plotH}px` }}>
-        <canvas ref={canvas} style={{ width: `${width}px`, height: `${plotH}px` }} role="img" aria-label={label} />
+        <canvas ref={canvas} style={{ width: `${width}px`, height: `${canvasH}px` }} role="img" aria-label={label} />
         <Playhead clock={clock} span={span} width={width} />
         <div class="timeline-end" style={{ left: `${end * 100}%` }} />
       </div>
