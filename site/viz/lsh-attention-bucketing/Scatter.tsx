@@ -3,10 +3,7 @@
 // negatives -- rotate into place. Step 2: the plane splits into the sectors where one direction
 // wins (round 0 inside the circle, every round as a ring outside it) and each token takes its
 // bucket's colour. Step 3 on: a line for every pair some round scored. Positions and colours come
-// from the core; the transitions are CSS (off under reduced motion). The moving parts, tokens and
-// arrows, are HTML elements over the SVG: the browser runs their transform transitions on the
-// compositor, where an SVG element's would restyle and repaint its drawing on the main thread every
-// frame of the glide, under the reader's next click.
+// from the core; the transitions are CSS (off under reduced motion).
 import { useMemo } from 'preact/hooks';
 import { colors } from '../shared/theme';
 import { bucketColor, STEP, TOKENS, type Figure, type Sector } from './model';
@@ -72,10 +69,9 @@ export function Scatter({ figure, step, size }: { figure: Figure; step: number; 
       </g>
     );
   }, [figure, size]);
-  // Three layers: the background (sectors, circle, axes, lines) repaints only when the figure or
-  // the step's visibility changes; the labels; the arrows and tokens, which glide.
-  // A token's disc, its 1 px outline included (an SVG circle's stroke straddles its radius).
-  const r = (size < 300 ? 3.5 : 4.5) + 0.5;
+  // Two layers: the background (sectors, circle, axes, lines) repaints only when the figure or the
+  // step's visibility changes; the front (arrows, tokens) has its own layer, so their transitions
+  // do not repaint hundreds of lines and wedges every frame.
   return (
     <div class="scatter-frame" style={{ width: `${size}px`, height: `${size}px` }}>
     <svg class="scatter-back" width={size} height={size} viewBox={`0 0 ${size} ${size}`} aria-hidden="true">
@@ -89,31 +85,31 @@ export function Scatter({ figure, step, size }: { figure: Figure; step: number; 
     </svg>
     <svg class="scatter" width={size} height={size} viewBox={`0 0 ${size} ${size}`} role="img" data-testid="scatter"
       aria-label={`${TOKENS} query vectors in the plane, hashed into ${config.buckets} buckets over ${config.rounds} round(s)`}>
-      <text x={4} y={12} class="plot-label">{onCircle ? (narrow ? 'unit keys' : 'unit keys k = q / |q| (shared-QK)') : (narrow ? 'queries q' : 'raw queries q')}</text>
-      {coloured && config.rounds > 1 && <text x={4} y={size - 4} class="plot-label">{narrow ? `${config.rounds} rings = rounds` : `rings: rounds 1–${config.rounds}`}</text>}
-    </svg>
-    <div class="scatter-front" aria-hidden="true">
-      <div class={onCircle ? 'directions shown' : 'directions'} data-testid="directions">
+      <g class={onCircle ? 'directions shown' : 'directions'} data-testid="directions">
         {Array.from({ length: config.buckets }, (_, b) => {
           const dx = directions[2 * b], dy = directions[2 * b + 1];
           const angle = onCircle ? (Math.atan2(dy, dx) * 180) / Math.PI : 0;
           const len = (unitR * 0.92 * Math.hypot(dx, dy)) / maxDir;
           return (
-            <div key={b} class="direction" data-bucket={b}
-              style={{ transform: `translate(${c}px, ${c}px) rotate(${-angle}deg)`, width: `${len}px`, background: bucketColor(b, config.buckets) }} />
+            <g key={b} class="direction" style={{ transform: `translate(${c}px, ${c}px) rotate(${-angle}deg)` }} data-bucket={b}>
+              <line x1={0} y1={0} x2={len} y2={0} stroke={bucketColor(b, config.buckets)} />
+              <circle cx={len} cy={0} r={2.5} fill={bucketColor(b, config.buckets)} />
+            </g>
           );
         })}
-      </div>
-      <div class="tokens" data-testid="tokens">
+      </g>
+      <g class="tokens" data-testid="tokens">
         {Array.from({ length: TOKENS }, (_, j) => {
           const [x, y] = at(j);
           const b = buckets[j];
-          return <div key={j} class="token" data-token={j} data-bucket={b} data-x={x.toFixed(2)} data-y={y.toFixed(2)}
-            style={{ width: `${2 * r}px`, height: `${2 * r}px`, transform: `translate(${x - r}px, ${y - r}px)`,
-              background: coloured ? bucketColor(b, config.buckets) : colors.textMuted }} />;
+          return <circle key={j} class="token" r={size < 300 ? 3.5 : 4.5} style={{ transform: `translate(${x}px, ${y}px)` }}
+            fill={coloured ? bucketColor(b, config.buckets) : colors.textMuted} data-token={j} data-bucket={b}
+            data-x={x.toFixed(2)} data-y={y.toFixed(2)} />;
         })}
-      </div>
-    </div>
+      </g>
+      <text x={4} y={12} class="plot-label">{onCircle ? (narrow ? 'unit keys' : 'unit keys k = q / |q| (shared-QK)') : (narrow ? 'queries q' : 'raw queries q')}</text>
+      {coloured && config.rounds > 1 && <text x={4} y={size - 4} class="plot-label">{narrow ? `${config.rounds} rings = rounds` : `rings: rounds 1–${config.rounds}`}</text>}
+    </svg>
     </div>
   );
 }
