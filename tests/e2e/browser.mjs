@@ -41,14 +41,16 @@ export async function screenshot(page, name) {
   await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
 }
 
-// The figure's URL hash as an object, once it has caught up with the figure: figures write it
-// HASH_DELAY_MS (150 ms, site/viz/shared/hashState.ts) after the last change, in the next idle
-// period (at the latest 500 ms later), so an idle callback asked for after that lag, with a later
-// deadline, runs after the write's. (Headless Chromium may have no idle period for seconds after a
-// key press when nothing is animating.)
+// Page code: resolves with the figure's URL hash once it has caught up with the figure. Figures
+// write it HASH_DELAY_MS (150 ms, site/viz/shared/hashState.ts) after the last change, in the next
+// idle period (at the latest 500 ms later), so an idle callback asked for after that lag, with a
+// later deadline, runs after the write's. (Headless Chromium may have no idle period for seconds
+// after a key press when nothing is animating.)
+export const writtenHash = () => new Promise((r) => setTimeout(() => requestIdleCallback(() => r(location.hash), { timeout: 1000 }), 350));
+
+// The figure's URL hash as an object, once it has caught up with the figure.
 export async function settledHash(page) {
-  await page.evaluate(() => new Promise((r) => setTimeout(() => requestIdleCallback(() => r(), { timeout: 1000 }), 350)));
-  return Object.fromEntries(new URLSearchParams(await page.evaluate(() => location.hash.slice(1))));
+  return Object.fromEntries(new URLSearchParams((await page.evaluate(writtenHash)).slice(1)));
 }
 
 // A locator's text once it has settled: numbers glide to their new value, so the text is read

@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { screenshot, startSite } from './browser.mjs';
+import { screenshot, startSite, writtenHash } from './browser.mjs';
 
 const POST = '/posts/flash-attention-deep-dive/';
 const NAME = 'flash-attention-tiling';
@@ -17,11 +17,8 @@ before(async () => { site = await startSite(); });
 after(() => site.close());
 
 const stepCount = (frame) => frame.getByTestId('step-count');
-// The framed figure's hash once written: 150 ms after the last change, in the next idle period
-// (at the latest 500 ms later; site/viz/shared/hashState.ts), so an idle callback asked for after
-// that, with a later deadline, runs after the write.
-const frameHash = (page) => page.frame({ url: new RegExp(`/visualizations/${NAME}/`) })
-  .evaluate(() => new Promise((r) => setTimeout(() => requestIdleCallback(() => r(location.hash), { timeout: 1000 }), 350)));
+// The framed figure's hash once written.
+const frameHash = (page) => page.frame({ url: new RegExp(`/visualizations/${NAME}/`) }).evaluate(writtenHash);
 // The post's scroll position once its smooth scrolling has stopped.
 async function settledScroll(page) {
   let last = -1;
