@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <iomanip>
 #include <map>
 #include <numeric>
@@ -139,6 +140,21 @@ void parallel_read(std::initializer_list<const std::vector<float>*> pools) {
     benchmark::ClobberMemory();
 }
 
+// The last-level cache of the CPU this process runs on, in bytes: the kernel's own account
+// (/sys/devices/system/cpu/cpu0/cache/index3/size, "32768K", as lscpu prints it) first. glibc's
+// sysconf(_SC_LEVEL3_CACHE_SIZE) reads CPUID, which in a virtual machine can describe the host's
+// whole L3 (384 MiB on a 32 MiB EPYC guest): an eviction twelve times too large, which made every
+// iteration slow and the page walks of the next call colder than any model would see. 64 MiB when
+// neither is known.
+std::size_t last_level_cache_bytes() {
+    std::ifstream f("/sys/devices/system/cpu/cpu0/cache/index3/size");
+    std::size_t amount = 0;
+    char unit = 0;
+    if (f >> amount >> unit && amount > 0) return amount << (unit == 'M' ? 20 : unit == 'K' ? 10 : 0);
+    const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    return l3 > 0 ? static_cast<std::size_t>(l3) : std::size_t{64} << 20;
+}
+
 // In a model, a layer's KV cache is cold when its decode step starts: every other layer's cache
 // and weights (gigabytes) have passed through the CPU's caches since the layer was last read. So
 // before each timed iteration, untimed, every thread reads a buffer twice the size of the
@@ -146,11 +162,7 @@ void parallel_read(std::initializer_list<const std::vector<float>*> pools) {
 // against 32 MiB) is partly still cached from the iteration before -- more for the streaming
 // read, which a victim L3 favours, than for the decode kernel -- which no model in service sees.
 void evict_caches() {
-    static const std::vector<float> buffer = [] {
-        const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
-        const std::size_t bytes = 2 * (l3 > 0 ? static_cast<std::size_t>(l3) : std::size_t{64} << 20);
-        return std::vector<float>(bytes / sizeof(float), 1.0f);
-    }();
+    static const std::vector<float> buffer(2 * last_level_cache_bytes() / sizeof(float), 1.0f);
     parallel_read({&buffer});
 }
 

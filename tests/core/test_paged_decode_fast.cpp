@@ -67,8 +67,8 @@ TEST_CASE("paged decode fast: equals dense attention in double, odd lengths, blo
 }
 
 TEST_CASE("paged decode fast: Llama-like GQA groups and odd ones at long contexts split across partitions") {
-    // 1000+ tokens of one KV head: the context is cut into partitions of >= 512 tokens whose
-    // states are merged (a contiguous cache's heads are walked one per task, a paged one's together). Group sizes 4 (Llama 3 8B) and 8 (70B) at head_dim 128, and odd ones.
+    // 5,003 tokens of one KV head: the context is cut into partitions of >= 4,096 (token, KV head)
+    // steps whose states are merged (a contiguous cache's heads are walked one per task, a paged one's together). Group sizes 4 (Llama 3 8B) and 8 (70B) at head_dim 128, and odd ones.
     const std::vector<std::size_t> lens{1, 16, 1000, 5003};
     for (const Case& c : {Case{4, 1, 128, 128, 16}, Case{8, 1, 128, 128, 16}, Case{8, 1, 128, 128, 5003},
                           Case{7, 1, 64, 64, 16}, Case{5, 1, 96, 80, 32}, Case{3, 1, 128, 128, 1}}) {
@@ -79,8 +79,8 @@ TEST_CASE("paged decode fast: Llama-like GQA groups and odd ones at long context
 }
 
 TEST_CASE("paged decode fast: sliding windows leave whole partitions without a visible key") {
-    // 4,099 tokens in partitions of 256 or 512 with only the last 700 visible: the early partitions'
-    // states stay empty and merge as the identity; a window of 1 sees one key.
+    // 4,099 tokens of two KV heads in partitions of 2,048 with only the last 700 visible: the first
+    // partition's state stays empty and merges as the identity; a window of 1 sees one key.
     for (std::size_t window : {std::size_t{700}, std::size_t{1}}) {
         check_against_dense(Case{8, 2, 128, 128, 16}, {4099, 17}, 0, window);
         check_against_dense(Case{5, 1, 33, 17, 3}, {4099, 1}, 3, window);
@@ -160,18 +160,19 @@ TEST_CASE("paged decode fast: argument errors name the argument, and a non-finit
     auto bad_v = vp;
     bad_v.at(0, 1, 2, 0) = NAN;  // block 0 slot 2 = token 6 of sequence 0, read by KV head 1
     test::check_error([&] { paged_decode_fast(q, kp, bad_v, {ok, other}); }, "sequences[0]");
-    // The same in a split context: a NaN key row in the middle partition of 1,500 tokens, and an
-    // infinite value row in the last (the merge must not hide either).
-    const auto long_k = tensor_cast<float>(test::randn({100, 1, 16, 8}, test::next_seed()));
-    const auto long_v = tensor_cast<float>(test::randn({100, 1, 16, 8}, test::next_seed()));
+    // The same in a split context: a NaN key row in the middle of three partitions of 10,000 tokens
+    // ([0, 3392), [3392, 6784), [6784, 10000)), and an infinite value row in the last (the merge
+    // must not hide either).
+    const auto long_k = tensor_cast<float>(test::randn({630, 1, 16, 8}, test::next_seed()));
+    const auto long_v = tensor_cast<float>(test::randn({630, 1, 16, 8}, test::next_seed()));
     const auto long_q = tensor_cast<float>(test::randn({1, 2, 1, 8}, test::next_seed()));
-    PagedSequence long_seq{{}, 1500, {}};
-    for (std::size_t b = 0; b < 94; ++b) long_seq.block_table.push_back(b);
+    PagedSequence long_seq{{}, 10000, {}};
+    for (std::size_t b = 0; b < 625; ++b) long_seq.block_table.push_back(b);
     CHECK_NOTHROW(paged_decode_fast(long_q, long_k, long_v, {long_seq}));
     auto bad_long_k = long_k;
-    bad_long_k.at(40, 0, 3, 5) = NAN;  // token 643
+    bad_long_k.at(312, 0, 8, 5) = NAN;  // token 5000
     test::check_error([&] { paged_decode_fast(long_q, bad_long_k, long_v, {long_seq}); }, "sequences[0]");
     auto bad_long_v = long_v;
-    bad_long_v.at(90, 0, 7, 1) = -INFINITY;  // token 1447
+    bad_long_v.at(562, 0, 8, 1) = -INFINITY;  // token 9000
     test::check_error([&] { paged_decode_fast(long_q, long_k, bad_long_v, {long_seq}); }, "sequences[0]");
 }

@@ -17,7 +17,7 @@
 //    log2-scaled scores); the P V update with the group's accumulators held in registers while
 //    the chunk's value rows pass. The next chunk's rows are prefetched: blocks are scattered.
 //  * Split-KV (Flash-Decoding): long contexts are cut into partitions (about 64 tasks per call,
-//    at least 512 (token, KV head) steps each) whose (m, l, acc) states online_softmax::merge
+//    at least 4,096 (token, KV head) steps each) whose (m, l, acc) states online_softmax::merge
 //    combines, so a batch of one sequence with few KV heads still keeps every thread busy. The
 //    cut depends on the problem only: every thread count gives the same bits.
 //  * Parallel over tasks (std::threads, a shared counter: sequences differ in length).
