@@ -11,6 +11,9 @@ const AXIS_H = 24;
 /** The x of position p's centre. */
 const centre = (p: number, labelW: number, cellW: number) => labelW + (p + 0.5) * cellW;
 
+type CellState = 'pending' | 'unreached' | 'new' | 'reached';
+const STATES: CellState[] = ['pending', 'unreached', 'reached', 'new'];
+
 export function Stack({ figure, step }: { figure: Figure; step: number }) {
   const [ref, width] = useWidth<HTMLDivElement>();
   const { reached, frontier, config, seqLen } = figure;
@@ -54,9 +57,12 @@ export function Stack({ figure, step }: { figure: Figure; step: number }) {
   );
 }
 
-// One layer's row. A step changes the rows at and just below the layer shown and leaves the others
-// as they are, so a row re-renders only when its place relative to the step or the geometry changes
-// (hundreds of circles at 8 layers; the rest of the stack is not diffed again).
+// One layer's row: its label and one path per cell state, each path all the row's circles in that
+// state. A new layer count or window changes the sequence length, so every position moves: as
+// separate circles, up to ~430 SVG elements were rebuilt, restyled and laid out per setting. The
+// row's states are also kept as text (data-states), what the drawing shows in a form the tests
+// read. A step changes the rows at and just below the layer shown and leaves the others as they
+// are, so a row re-renders only when its place relative to the step or the geometry changes.
 interface LayerProps {
   l: number; flags: Uint8Array; below: Uint8Array | null; status: 'past' | 'current' | 'pending';
   r: number; y: number; labelW: number; cellW: number;
@@ -67,14 +73,18 @@ class Layer extends Component<LayerProps> {
     return p.flags !== next.flags || p.status !== next.status || p.r !== next.r || p.y !== next.y || p.labelW !== next.labelW || p.cellW !== next.cellW;
   }
   render({ l, flags, below, status, r, y, labelW, cellW }: LayerProps) {
+    const states = Array.from(flags, (on, p): CellState =>
+      // A position is new in the layer shown when the layer below had not reached it.
+      status === 'pending' ? 'pending' : !on ? 'unreached' : status === 'current' && (!below || below[p] === 0) ? 'new' : 'reached');
+    // A circle as two arcs from its leftmost point, in a path with the others of its state.
+    const circles = (state: CellState) => states.map((s, p) => (s === state
+      ? `M${centre(p, labelW, cellW) - r} ${y}a${r} ${r} 0 1 0 ${2 * r} 0a${r} ${r} 0 1 0 ${-2 * r} 0`
+      : '')).join('');
     return (
-      <g data-testid={`layer-${l}`}>
+      <g data-testid={`layer-${l}`} data-states={states.join(' ')}>
         <text x={labelW - 8} y={y} class="row-label" text-anchor="end" dominant-baseline="middle">{l === 0 ? 'input' : `layer ${l}`}</text>
-        {Array.from(flags, (on, p) => {
-          // A position is new in the layer shown when the layer below had not reached it.
-          const state = status === 'pending' ? 'pending' : !on ? 'unreached' : status === 'current' && (!below || below[p] === 0) ? 'new' : 'reached';
-          return <circle key={p} cx={centre(p, labelW, cellW)} cy={y} r={r} class={`cell ${state}`} data-state={state} />;
-        })}
+        {/* Keyed by the row's status, so that the row becoming the one shown replays the new cells' fade-in */}
+        {STATES.map((state) => <path key={state === 'new' ? `new-${status}` : state} class={`cells ${state}`} d={circles(state)} />)}
       </g>
     );
   }
