@@ -254,7 +254,7 @@ bool fold_chunk(const Problem& p, Scratch& w, std::size_t h0, const Chunk& c, co
     const auto scores = [&]<std::size_t H>(std::size_t g0) {
         score_heads<H>(q + g0 * D, D, c, sc + g0 * kChunk, check, g0 == 0 ? &ahead : nullptr);
     };
-    if (G % kWideScoreHeads == 0) for_head_runs<kWideScoreHeads>(G, scores);  // whole runs of 8 only
+    if (G % kWideScoreHeads == 0) for_head_runs<kWideScoreHeads>(G, scores);  // whole wide runs only
     else for_head_runs<kScoreHeads>(G, scores);
     for (std::size_t g = 0; g < G; ++g) {
         // Whole-chunk vector loops: a short chunk's missing keys score -inf and weigh exp2(-inf) = 0.

@@ -10,8 +10,10 @@
 //
 // Inputs below -126 (including -infinity, i.e. masked scores) return exactly 0 -- results that
 // would be subnormal are flushed, which changes a softmax weight by less than 2^-126. Inputs
-// above 127 return 2^127 * 2^f clamped to 2^127 (attention only evaluates x <= 0). NaN is not
-// expected (inputs are validated finite) and gives an unspecified value.
+// above 127 return 2^127 * 2^f clamped to 2^127 (attention only evaluates x <= 0). NaN returns
+// NaN: finite inputs can still produce one (scores that overflow to infinity, minus an infinite
+// maximum), and it must reach the callers' finiteness checks -- and converting a NaN to an integer
+// exponent, as the reduction below would, is undefined behaviour.
 #include <cstdint>
 #include <cstring>
 
@@ -31,8 +33,9 @@ constexpr float taylor(int k) {
 
 ATTN_HD inline float fast_exp2(float x) {
     using namespace fast_exp2_detail;
-    const bool underflow = x < -126.0f;
-    x = x < -126.0f ? -126.0f : (x > 127.0f ? 127.0f : x);
+    const float input = x;
+    const bool underflow = x < -126.0f, nan = x != x;
+    x = underflow || nan ? -126.0f : (x > 127.0f ? 127.0f : x);
     // round-to-nearest by the float trick: adding 1.5 * 2^23 pushes the fraction bits out.
     constexpr float kShift = 12582912.0f;  // 1.5 * 2^23
     const float n = (x + kShift) - kShift;
@@ -48,7 +51,7 @@ ATTN_HD inline float fast_exp2(float x) {
     const std::int32_t bits = (static_cast<std::int32_t>(n) + 127) << 23;
     float scale;  // the float with exponent field n + 127: 2^n (memcpy: Emscripten 3.1.6 lacks std::bit_cast)
     std::memcpy(&scale, &bits, sizeof scale);
-    return underflow ? 0.0f : p * scale;
+    return underflow ? 0.0f : nan ? input : p * scale;
 }
 
 }  // namespace attn
