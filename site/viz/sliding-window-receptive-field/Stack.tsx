@@ -76,15 +76,16 @@ class Layer extends Component<LayerProps> {
     const states = Array.from(flags, (on, p): CellState =>
       // A position is new in the layer shown when the layer below had not reached it.
       status === 'pending' ? 'pending' : !on ? 'unreached' : status === 'current' && (!below || below[p] === 0) ? 'new' : 'reached');
-    // A circle as two arcs from its leftmost point, in a path with the others of its state.
-    const circles = (state: CellState) => states.map((s, p) => (s === state
-      ? `M${centre(p, labelW, cellW) - r} ${y}a${r} ${r} 0 1 0 ${2 * r} 0a${r} ${r} 0 1 0 ${-2 * r} 0`
-      : '')).join('');
+    // Each circle as two arcs from its leftmost point, added to the path of its state.
+    const paths: Record<CellState, string> = { pending: '', unreached: '', reached: '', new: '' };
+    states.forEach((state, p) => {
+      paths[state] += `M${centre(p, labelW, cellW) - r} ${y}a${r} ${r} 0 1 0 ${2 * r} 0a${r} ${r} 0 1 0 ${-2 * r} 0`;
+    });
     return (
       <g data-testid={`layer-${l}`} data-states={states.join(' ')}>
         <text x={labelW - 8} y={y} class="row-label" text-anchor="end" dominant-baseline="middle">{l === 0 ? 'input' : `layer ${l}`}</text>
         {/* Keyed by the row's status, so that the row becoming the one shown replays the new cells' fade-in */}
-        {STATES.map((state) => <path key={state === 'new' ? `new-${status}` : state} class={`cells ${state}`} d={circles(state)} />)}
+        {STATES.map((state) => <path key={state === 'new' ? `new-${status}` : state} class={`cells ${state}`} d={paths[state]} />)}
       </g>
     );
   }
