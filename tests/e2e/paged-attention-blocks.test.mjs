@@ -226,6 +226,13 @@ test('at 375 px nothing overflows and only the focused request\'s tables and arr
   await close();
 });
 
+test('a frame only a few pixels wide (a lazily loaded one, growing) draws without errors', async () => {
+  const { page, problems, close } = await site.open(`${VIZ}#step=6`, { viewport: { width: 60, height: 800 } });
+  await page.getByTestId('tables').waitFor({ state: 'attached' });
+  assert.deepEqual(problems, []);
+  await close();
+});
+
 test('the no-script summary states the default workload as the module replays it', () => {
   const html = readFileSync(new URL('../../site/viz/paged-attention-blocks/index.html', import.meta.url), 'utf8');
   const m = model();

@@ -137,6 +137,7 @@ export function Pools({ figure, st, focus }: { figure: Figure; st: StepState; fo
   const shown = narrow ? seqs.filter((q) => q.request === focus) : seqs;
   const tableRows = narrow ? WORKLOAD.maxSamples : figure.maxSequences;
   const maxLogical = Math.ceil((WORKLOAD.maxPromptTokens + WORKLOAD.maxOutputTokens) / bs);
+  // Negative while a lazily loaded frame is still a few pixels wide (the rects' widths stay >= 0).
   const boxW = Math.min(28, (width - LABEL_W) / maxLogical), boxH = 16, tableRowH = 20;
   const tTop = pBottom + (narrow ? 30 : 40) + TITLE_H;
   const height = tTop + tableRows * tableRowH + 4;
@@ -229,7 +230,7 @@ export function Pools({ figure, st, focus }: { figure: Figure; st: StepState; fo
                 <text class="table-label" x={0} y={y + boxH / 2} dominant-baseline="middle" fill={c}>R{q.request} s{q.sample}</text>
                 {Array.from(q.blockTable, (b, j) => (
                   <g key={j}>
-                    <rect class={refs[b] > 1 ? 'logical shared' : 'logical'} x={LABEL_W + j * boxW + 1} y={y} width={boxW - 2} height={boxH} stroke={c} />
+                    <rect class={refs[b] > 1 ? 'logical shared' : 'logical'} x={LABEL_W + j * boxW + 1} y={y} width={Math.max(0, boxW - 2)} height={boxH} stroke={c} />
                     {boxW >= 20 && <text class="logical-label" x={LABEL_W + (j + 0.5) * boxW} y={y + boxH / 2} text-anchor="middle" dominant-baseline="middle">{b}</text>}
                   </g>
                 ))}
