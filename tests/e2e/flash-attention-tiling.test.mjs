@@ -103,6 +103,16 @@ test('a tile step shows the m, ℓ and counters of the core trace; the narration
   const narration = await page.getByTestId('narration').textContent();
   assert.match(narration, new RegExp(`Q block ${s.qBlock + 1} × K block ${s.kBlock + 1}: running max of row ${s.rowBegin + row + 1} rises from .* to ${shown(s.m[row])}, previous output rescaled by ${shown(s.rescale[row])}`));
   await page.waitForTimeout(600);
+  // The SRAM frames, once they have moved: one around the tile, one around its rows of Q and O, one
+  // around its columns of Kᵀ and of Vᵀ, each 1.5 px outside what it frames.
+  const frames = await page.locator('.stage .sram-frame').evaluateAll((els) => els.map((e) => e.getBoundingClientRect().toJSON()));
+  const tile = await page.locator('.attn-blocks > rect.active').evaluate((e) => e.getBoundingClientRect().toJSON());
+  const framing = (box) => frames.filter((f) => Math.abs(f.x - (box.x - 1.5)) < 0.6 && Math.abs(f.y - (box.y - 1.5)) < 0.6 &&
+    Math.abs(f.width - (box.width + 3)) < 0.6 && Math.abs(f.height - (box.height + 3)) < 0.6);
+  assert.equal(framing(tile).length, 1, `a frame around the tile ${JSON.stringify(tile)}: ${JSON.stringify(frames)}`);
+  assert.equal(frames.length, 5, 'frames around the tile, Q, O, Kᵀ and Vᵀ');
+  assert.equal(frames.filter((f) => Math.abs(f.y - tile.y) < 2 && Math.abs(f.height - tile.height - 3) < 1).length, 3, 'the tile, Q and O frames share the rows');
+  assert.equal(frames.filter((f) => Math.abs(f.x - tile.x) < 2 && Math.abs(f.width - tile.width - 3) < 1).length, 3, 'the tile, Kᵀ and Vᵀ frames share the columns');
   await screenshot(page, 'flash-attention-tiling-desktop');
   // Step forward advances to the trace's next step.
   await page.getByRole('button', { name: /Step forward/ }).click();
@@ -383,6 +393,7 @@ test('reduced motion: counters snap to their values and entry animations are off
   assert.equal(await page.getByTestId('flops').locator('[data-value]').textContent(), steps[4].flops.toLocaleString('en-US'));
   assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector('.viz')).animationName), 'none');
   assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector('.stage')).animationName), 'none');
+  assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector('.stage .sram-frame')).transitionDuration), '0s', 'SRAM frames jump');
   assert.deepEqual(problems, []);
   await close();
 });

@@ -54,10 +54,12 @@ export function layout(run: Run, width: number): Layout {
 
 interface Rect { x: number; y: number; width: number; height: number }
 
-// A block held in SRAM: a green frame with a soft glow (a wide faint stroke, cheaper than a filter).
+// A block held in SRAM: a green frame with a soft glow, an HTML box over the drawing placed by a
+// transform. Moving it from block to block is then a transform transition, which the compositor
+// runs; an SVG frame's x and y transition restyled and repainted the stage on every frame of it.
 function SramFrame({ x, y, width, height }: Rect) {
-  const r = { x: x - 1.5, y: y - 1.5, width: width + 3, height: height + 3, rx: 3 };
-  return <g aria-hidden="true"><rect {...r} class="sram-frame glow" /><rect {...r} class="sram-frame" /></g>;
+  return <div class="sram-frame" aria-hidden="true"
+    style={{ transform: `translate(${x - 1.5}px, ${y - 1.5}px)`, width: `${width + 3}px`, height: `${height + 3}px` }} />;
 }
 
 const sameLayout = (a: Layout, b: Layout) => (Object.keys(a) as (keyof Layout)[]).every((k) => a[k] === b[k]);
@@ -257,18 +259,7 @@ export function Stage({ run, at, width, onSeek }: { run: Run; at: number; width:
             {hits}
           </g>
           {spWrite && <rect ref={pulse} {...cellFrame(spWrite.rowBegin, spWrite.rowEnd, spWrite.colBegin, spWrite.colEnd, 0)} class="attn-pulse" opacity={0} />}
-          {onChipTile && <g aria-hidden="true">
-            <rect {...cellFrame(s.rowBegin, s.rowEnd, s.colBegin, s.colEnd, 1.5)} rx={3} class="attn-highlight glow" style={{ stroke: colors.sram }} />
-            <rect {...cellFrame(s.rowBegin, s.rowEnd, s.colBegin, s.colEnd, 1.5)} rx={3} class="attn-highlight" style={{ stroke: colors.sram }} />
-          </g>}
         </g>
-
-        {/* On-chip frames */}
-        {onChipRows && <SramFrame key="q" x={L.labelW} y={L.gridY + s.rowBegin * c} width={L.band} height={rows * c} />}
-        {onChipRows && L.wide && (s.kind === 'tile' || s.kind === 'write_o' || s.kind === 'pv_tile' || s.kind === 'skip' || s.kind === 'load_q') &&
-          <SramFrame key="o" x={L.oX} y={L.gridY + s.rowBegin * c} width={L.band} height={rows * c} />}
-        {onChipK && <SramFrame key="k" x={L.gridX + s.colBegin * c} y={L.kY} width={cols * c} height={L.band} />}
-        {onChipV && <SramFrame key="v" x={L.gridX + s.colBegin * c} y={L.vY} width={cols * c} height={L.band} />}
 
         {/* This step's HBM transfers: keyed by step, so each new step replays the flash */}
         <g class="transfers" aria-hidden="true">
@@ -278,6 +269,13 @@ export function Stage({ run, at, width, onSeek }: { run: Run; at: number; width:
           })}
         </g>
       </svg>
+      {/* On-chip frames: the tile in the score matrix, and the blocks of Q, O, K and V */}
+      {onChipTile && <SramFrame key="tile" x={L.gridX + s.colBegin * c} y={L.gridY + s.rowBegin * c} width={(s.colEnd - s.colBegin) * c} height={(s.rowEnd - s.rowBegin) * c} />}
+      {onChipRows && <SramFrame key="q" x={L.labelW} y={L.gridY + s.rowBegin * c} width={L.band} height={rows * c} />}
+      {onChipRows && L.wide && (s.kind === 'tile' || s.kind === 'write_o' || s.kind === 'pv_tile' || s.kind === 'skip' || s.kind === 'load_q') &&
+        <SramFrame key="o" x={L.oX} y={L.gridY + s.rowBegin * c} width={L.band} height={rows * c} />}
+      {onChipK && <SramFrame key="k" x={L.gridX + s.colBegin * c} y={L.kY} width={cols * c} height={L.band} />}
+      {onChipV && <SramFrame key="v" x={L.gridX + s.colBegin * c} y={L.vY} width={cols * c} height={L.band} />}
       {state && L.stats && rows > 0 && <p class="visually-hidden">
         {Array.from({ length: Math.min(rows, 16) }, (_, k) => {
           const r = s.rowBegin + k;
