@@ -38,7 +38,7 @@ function expected({ buckets = 4, rounds = 1, chunk = 16, seed = 1 } = {}) {
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
 
 async function assertDrawn(page, e, step) {
-  const tokens = await page.getByTestId('tokens').locator('circle').evaluateAll((cs) => cs.map((c) => ({
+  const tokens = await page.getByTestId('tokens').locator('.token').evaluateAll((cs) => cs.map((c) => ({
     token: Number(c.dataset.token), bucket: Number(c.dataset.bucket), x: Number(c.dataset.x), y: Number(c.dataset.y) })));
   assert.deepEqual(tokens.map((t) => t.bucket), Array.from(e.lsh.buckets.slice(0, N)), 'round-0 bucket of every token');
   if (step >= 1) {  // on the unit circle, at the angle of the core's unit key
@@ -146,7 +146,16 @@ test('keyboard steps and plays; reduced motion snaps and still reaches the mask'
   await page.keyboard.press(' ');
   await page.waitForFunction(() => document.querySelectorAll('[data-testid="connections"] path').length > 0
     && document.querySelector('.mask.shown') !== null, null, { timeout: 30000 });
-  assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector('.scatter .token')).transitionDuration), '0s');
+  assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector('.scatter-marks .token')).transitionDuration), '0s');
+  // Each token is drawn where its data says (the boxes sit at once without transitions).
+  const misplaced = await page.evaluate(() => {
+    const plane = document.querySelector('[data-testid="scatter"]').getBoundingClientRect();
+    return [...document.querySelectorAll('.scatter-marks .token')].filter((t) => {
+      const r = t.getBoundingClientRect();
+      return Math.hypot(r.x + r.width / 2 - plane.x - Number(t.dataset.x), r.y + r.height / 2 - plane.y - Number(t.dataset.y)) > 0.5;
+    }).map((t) => t.dataset.token);
+  });
+  assert.deepEqual(misplaced, [], 'tokens drawn away from their positions');
   assert.deepEqual(problems, []);
   await close();
 });

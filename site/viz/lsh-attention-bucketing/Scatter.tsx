@@ -34,6 +34,7 @@ export function Scatter({ figure, step, size }: { figure: Figure; step: number; 
   let maxNorm = 0;
   for (let j = 0; j < TOKENS; j++) maxNorm = Math.max(maxNorm, Math.hypot(raw[2 * j], raw[2 * j + 1]));
   const rawScale = (outer - 6) / maxNorm;
+  const tokenR = size < 300 ? 4 : 5;  // a dot's radius, its 1 px outline included
   const onCircle = step >= STEP.rotation;
   const coloured = step >= STEP.buckets;
   const at = (j: number): [number, number] => onCircle
@@ -69,9 +70,8 @@ export function Scatter({ figure, step, size }: { figure: Figure; step: number; 
       </g>
     );
   }, [figure, size]);
-  // Two layers: the background (sectors, circle, axes, lines) repaints only when the figure or the
-  // step's visibility changes; the front (arrows, tokens) has its own layer, so their transitions
-  // do not repaint hundreds of lines and wedges every frame.
+  // The background (sectors, circle, axes, lines) repaints only when the figure or the step's
+  // visibility changes; the arrows and tokens move over it without repainting it.
   return (
     <div class="scatter-frame" style={{ width: `${size}px`, height: `${size}px` }}>
     <svg class="scatter-back" width={size} height={size} viewBox={`0 0 ${size} ${size}`} aria-hidden="true">
@@ -83,30 +83,31 @@ export function Scatter({ figure, step, size }: { figure: Figure; step: number; 
       <line y1={c - outer} y2={c + outer} x1={c} x2={c} class="axis" />
       {step >= STEP.connections && connections}
     </svg>
-    <svg class="scatter" width={size} height={size} viewBox={`0 0 ${size} ${size}`} role="img" data-testid="scatter"
-      aria-label={`${TOKENS} query vectors in the plane, hashed into ${config.buckets} buckets over ${config.rounds} round(s)`}>
-      <g class={onCircle ? 'directions shown' : 'directions'} data-testid="directions">
+    {/* The arrows and tokens are HTML boxes placed by transforms: their slides are transform
+        transitions, which the compositor runs; as SVG elements they restyled and laid out the
+        drawing on every frame of the slide. */}
+    <div class={onCircle ? 'scatter-marks shown' : 'scatter-marks'} aria-hidden="true">
+      <div class="directions" data-testid="directions">
         {Array.from({ length: config.buckets }, (_, b) => {
           const dx = directions[2 * b], dy = directions[2 * b + 1];
           const angle = onCircle ? (Math.atan2(dy, dx) * 180) / Math.PI : 0;
           const len = (unitR * 0.92 * Math.hypot(dx, dy)) / maxDir;
-          return (
-            <g key={b} class="direction" style={{ transform: `translate(${c}px, ${c}px) rotate(${-angle}deg)` }} data-bucket={b}>
-              <line x1={0} y1={0} x2={len} y2={0} stroke={bucketColor(b, config.buckets)} />
-              <circle cx={len} cy={0} r={2.5} fill={bucketColor(b, config.buckets)} />
-            </g>
-          );
+          return <div key={b} class="direction" data-bucket={b}
+            style={{ width: `${len}px`, color: bucketColor(b, config.buckets), transform: `translate(${c}px, ${c - 1}px) rotate(${-angle}deg)` }} />;
         })}
-      </g>
-      <g class="tokens" data-testid="tokens">
+      </div>
+      <div class="tokens" data-testid="tokens">
         {Array.from({ length: TOKENS }, (_, j) => {
           const [x, y] = at(j);
           const b = buckets[j];
-          return <circle key={j} class="token" r={size < 300 ? 3.5 : 4.5} style={{ transform: `translate(${x}px, ${y}px)` }}
-            fill={coloured ? bucketColor(b, config.buckets) : colors.textMuted} data-token={j} data-bucket={b}
-            data-x={x.toFixed(2)} data-y={y.toFixed(2)} />;
+          return <div key={j} class="token" style={{ width: `${2 * tokenR}px`, height: `${2 * tokenR}px`, transform: `translate(${x - tokenR}px, ${y - tokenR}px)`,
+            background: coloured ? bucketColor(b, config.buckets) : colors.textMuted }}
+            data-token={j} data-bucket={b} data-x={x.toFixed(2)} data-y={y.toFixed(2)} />;
         })}
-      </g>
+      </div>
+    </div>
+    <svg class="scatter" width={size} height={size} viewBox={`0 0 ${size} ${size}`} role="img" data-testid="scatter"
+      aria-label={`${TOKENS} query vectors in the plane, hashed into ${config.buckets} buckets over ${config.rounds} round(s)`}>
       <text x={4} y={12} class="plot-label">{onCircle ? (narrow ? 'unit keys' : 'unit keys k = q / |q| (shared-QK)') : (narrow ? 'queries q' : 'raw queries q')}</text>
       {coloured && config.rounds > 1 && <text x={4} y={size - 4} class="plot-label">{narrow ? `${config.rounds} rings = rounds` : `rings: rounds 1–${config.rounds}`}</text>}
     </svg>
