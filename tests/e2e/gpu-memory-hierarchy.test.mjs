@@ -197,6 +197,33 @@ test('reduced motion: no entry animation, Play jumps from stop to stop', async (
   await close();
 });
 
+// The SM grid's canvas keeps the backing store of the tallest chip shown so far and is clipped to
+// the chip on screen: a GPU change repaints it in place instead of allocating a new store.
+test('a GPU change repaints the SM grid into the same canvas store, clipped to the chip', async () => {
+  const { page, problems, close } = await site.open(`${VIZ}#gpu=a100-sxm-80gb`, { reducedMotion: 'reduce' });
+  const grid = () => page.evaluate(() => {
+    const canvas = document.querySelector('.gpu-sms'), clip = canvas.parentElement.getBoundingClientRect();
+    const chip = document.querySelector('.gpu-chip').getBoundingClientRect();
+    return { store: [canvas.width, canvas.height], clip: [clip.width, clip.height], chip: [chip.width + 1, chip.height + 1],
+      label: document.querySelector('.gpu-chip-label').textContent };
+  });
+  const shown = [];
+  for (const gpu of ['A100', 'H100', 'A100', 'H100']) {
+    await page.getByRole('radio', { name: gpu }).click();
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    shown.push(await grid());
+  }
+  const dpr = await page.evaluate(() => Math.min(window.devicePixelRatio || 1, 2));
+  assert.match(shown[0].label, /A100.*: 108 SMs/);
+  assert.match(shown[1].label, /H100.*: 132 SMs/);
+  assert.notEqual(shown[0].chip[1], shown[1].chip[1], 'the two GPUs have chips of different heights');
+  for (const g of shown) assert.deepEqual(g.clip, g.chip, `the grid is clipped to the chip (${g.label})`);
+  const tallest = Math.max(shown[0].chip[1], shown[1].chip[1]);
+  for (const g of shown) assert.deepEqual(g.store, [Math.round(g.chip[0] * dpr), Math.round(tallest * dpr)], `one store for both GPUs (${g.label})`);
+  assert.deepEqual(problems, []);
+  await close();
+});
+
 test('at 375 px nothing overflows and secondary controls fold', async () => {
   const { page, problems, close } = await site.open(`${VIZ}#step=8`, { viewport: { width: 375, height: 812 } });
   await assertFoldsBehind(page, page.getByRole('spinbutton', { name: 'Attention heads' }), 'More controls');
