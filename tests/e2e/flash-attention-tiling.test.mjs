@@ -121,6 +121,33 @@ test('a tile step shows the m, ℓ and counters of the core trace; the narration
   await close();
 });
 
+test('a smaller N repaints into the canvases of the largest N shown, clipped to the stage, with the trace’s blocks', async () => {
+  const { page, problems, close } = await site.open(`${VIZ}#step=8`);
+  const stores = () => page.evaluate(() => [...document.querySelectorAll('.stage > canvas')].map((c) => [c.width, c.height]));
+  const stageBox = () => page.locator('.stage').boundingBox();
+  const [small, box16] = [await stores(), await stageBox()];
+  await page.locator('select[name="n"]').selectOption('32');
+  await page.waitForFunction(() => document.querySelectorAll('.attn-blocks > rect').length === 64);
+  const large = await stores();
+  assert.ok(large.every(([w, h], i) => w >= small[i][0] && h > small[i][1]), `N = 32 needs larger stores: ${JSON.stringify([small, large])}`);
+  await page.locator('select[name="n"]').selectOption('16');
+  await page.waitForFunction(() => document.querySelectorAll('.attn-blocks > rect').length === 16);
+  assert.deepEqual(await stores(), large, 'back at N = 16 the stores keep their size');
+  assert.deepEqual(await stageBox(), box16, 'the stage takes the space of N = 16, not of its stores');
+  assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector('.stage')).overflowX), 'clip');
+  // The blocks drawn are N = 16's at its step 8, as when the figure opened there.
+  const steps = flashSteps();
+  await page.locator('.scrubber input').evaluate((el) => { el.value = '8'; el.dispatchEvent(new Event('input', { bubbles: true })); });
+  const pixels = await blockPixels(page);
+  pixels.forEach(([r, g, b, a], k) => {
+    const at = steps.findIndex((t) => t.kind === 'tile' && t.qBlock * 4 + t.kBlock === k);
+    if (at === 8) assert.ok(g > r + 40 && g > b, `block ${k} shows the tile's weights`);
+    else if (at > 8) assert.deepEqual([r, g, b, a], [20, 20, 20, 255], `block ${k} is not reached yet`);
+  });
+  assert.deepEqual(problems, []);
+  await close();
+});
+
 // The equations card of the mode shown (the other one is parked).
 const equationCard = (page) => page.locator('.card.equations:not(.parked)');
 // A row of O as the figure prints it (whole, since d = 4 needs no ellipsis).

@@ -2,8 +2,9 @@
 // is room) the output O with each row's m and ℓ on the right. The blocks in SRAM are framed in
 // green; each step's HBM transfers flash on the matrix they touch (reads blue, writes red).
 // The cells are painted on two canvases (draw.ts): the inputs once per configuration, the rest per
-// step. An SVG over them holds the labels, the frames and flashes that animate, and one transparent
-// rectangle per block for the pointer; a visually hidden line gives the current rows' m and ℓ as text.
+// step. An SVG over them holds the labels, the flashes and one transparent rectangle per block for
+// the pointer; the SRAM frames are HTML boxes over it all (SramFrame); a visually hidden line gives
+// the current rows' m and ℓ as text.
 import { Component } from 'preact';
 import { useLayoutEffect, useRef } from 'preact/hooks';
 import type { HbmTransfer } from '../../../wasm/load';
@@ -110,7 +111,7 @@ class StageFixed extends Component<{ run: Run; L: Layout }> {
     }
     return (
       <>
-      <canvas ref={this.canvas} class="stage-inputs" style={{ width: `${L.width}px`, height: `${L.height}px` }} aria-hidden="true" />
+      <canvas ref={this.canvas} class="stage-inputs" aria-hidden="true" />
       <svg width={L.width} height={L.height} class="stage-labels" aria-hidden="true">
         <text x={L.labelW + L.band / 2} y={L.gridY - 6} class="band-label" text-anchor="middle">Q</text>
         <text x={L.labelW + L.band - 4} y={L.kY + L.band / 2} class="band-label" text-anchor="end" dominant-baseline="middle">Kᵀ</text>
@@ -240,7 +241,7 @@ export function Stage({ run, at, width, onSeek }: { run: Run; at: number; width:
     <div class="stage" role="group" style={{ width: `${L.width}px`, height: `${L.height}px` }}
       aria-label={`Q on the left, K and V on top, the ${n} by ${n} score matrix in ${br} by ${bc} blocks${L.wide ? ', the output O with each row’s m and ℓ on the right' : ''}.`}>
       <StageFixed run={run} L={L} />
-      <canvas ref={canvas} class="stage-step" style={{ left: `${area.x}px`, top: `${area.y}px`, width: `${area.width}px`, height: `${area.height}px` }} aria-hidden="true" />
+      <canvas ref={canvas} class="stage-step" style={{ left: `${area.x}px`, top: `${area.y}px` }} aria-hidden="true" />
       <svg width={L.width} height={L.height} class="stage-overlay">
         <g transform={`translate(${L.gridX},${L.gridY})`} class="attn-grid">
           <g class="attn-blocks clickable"

@@ -2,9 +2,9 @@
 // layout), and per step the score matrix's blocks, the tile's cells, the grid lines, O so far and
 // each row's m and ℓ. A step then repaints two canvases instead of re-diffing and re-laying out a
 // few hundred SVG nodes; what moves with a transition (the SRAM frames, the flashes of HBM
-// transfers) and the labels stay in the SVG drawn over them (Stage.tsx).
+// transfers) and the labels are drawn over them (Stage.tsx).
 import { CELL_STYLE, type CellState } from '../shared/AttentionGrid';
-import { cssPixelContext } from '../shared/canvas';
+import { growingContext } from '../shared/canvas';
 import { fmt } from '../shared/format';
 import { colors } from '../shared/theme';
 import type { Layout } from './Stage';
@@ -61,8 +61,7 @@ function strokeRect(g: CanvasRenderingContext2D, x: number, y: number, w: number
 
 /** The inputs, drawn once per configuration and layout: Q, Kᵀ and Vᵀ with their frames. */
 export function paintInputs(canvas: HTMLCanvasElement, L: Layout, bands: HeatMap[]) {
-  const g = cssPixelContext(canvas, L.width, L.height);
-  g.clearRect(0, 0, L.width, L.height);
+  const g = growingContext(canvas, L.width, L.height);
   for (const b of bands) {
     paintHeat(g, b);
     strokeRect(g, b.x, b.y, (b.transpose ? b.rows : b.cols) * b.cw, (b.transpose ? b.cols : b.rows) * b.ch, colors.border);
@@ -102,8 +101,7 @@ export function stepArea(L: Layout, n: number) {
 /** One step: the score matrix's blocks, the tile's cells, the lines, O and the m, ℓ columns. */
 export function paintStep(canvas: HTMLCanvasElement, L: Layout, p: GridPaint) {
   const area = stepArea(L, p.n);
-  const g = cssPixelContext(canvas, area.width, area.height);
-  g.clearRect(0, 0, area.width, area.height);
+  const g = growingContext(canvas, area.width, area.height);
   g.translate(-area.x, -area.y);
   const { n, br, bc, tr, tc } = p, c = L.cell, x0 = L.gridX, y0 = L.gridY, side = n * c;
 

@@ -10,7 +10,7 @@
 // data-blocks. A copy-on-write's arrow is drawn in a second SVG above the canvas.
 import { useLayoutEffect, useRef } from 'preact/hooks';
 import type { ServingState } from '../../../wasm/load';
-import { cssPixelContext, pageFontFamily } from '../shared/canvas';
+import { growingContext, pageFontFamily } from '../shared/canvas';
 import { colors } from '../shared/theme';
 import { useWidth } from '../shared/useWidth';
 import { blockFill, blockOwner, eventRange, requestColor, timelineIndex, WORKLOAD, type Figure, type StepState } from './model';
@@ -53,8 +53,7 @@ const fonts = () => ({ plain: `10px ${pageFontFamily()}`, bold: `650 10px ${page
 // colour to the tokens it holds, dashed inside when shared, and its number (×n when shared) on it.
 function paintBlocks(canvas: HTMLCanvasElement, blocks: BlockPaint[], g0: { width: number; top: number; height: number },
   at: (b: number) => { x: number; y: number }, blockW: number, rowH: number, bs: number, narrow: boolean) {
-  const g = cssPixelContext(canvas, g0.width, g0.height);
-  g.clearRect(0, 0, g0.width, g0.height);
+  const g = growingContext(canvas, g0.width, g0.height);
   g.translate(0, -g0.top);
   const f = fonts();
   g.textAlign = 'center';
@@ -240,7 +239,7 @@ export function Pools({ figure, st, focus }: { figure: Figure; st: StepState; fo
         </g>
       </svg>
       <canvas ref={canvas} class="pool-blocks" data-testid="pool-blocks" data-blocks={JSON.stringify(blocksDrawn)}
-        style={{ top: `${poolArea.top}px`, width: `${width}px`, height: `${poolArea.height}px` }} />
+        style={{ top: `${poolArea.top}px` }} />
       <svg class="pools-over" width={width} height={height} aria-hidden="true">
         <g data-testid="pool">
           {cow.map(({ from, to }, k) => (

@@ -23,6 +23,28 @@ export function cssPixelContext(canvas: HTMLCanvasElement, width: number, height
   return g;
 }
 
+// The CSS size each growing canvas's store has reached (growingContext).
+const grown = new WeakMap<HTMLCanvasElement, { width: number; height: number }>();
+
+/**
+ * The 2-D context of a canvas whose drawing changes size with the reader's settings, cleared and
+ * drawing in CSS pixels. Its store only grows, to the largest width and height asked for so far: a
+ * smaller drawing then paints into the store it has, where resizing the store would allocate a new
+ * one and hand the compositor a new canvas resource (a few ms of main-thread time on a
+ * software-rendered page). The canvas's CSS size is set to the store's, so its container must
+ * clip it to the drawing (and it should take no pointer events).
+ */
+export function growingContext(canvas: HTMLCanvasElement, width: number, height: number): CanvasRenderingContext2D {
+  const seen = grown.get(canvas);
+  const size = { width: Math.max(seen?.width ?? 0, Math.ceil(width)), height: Math.max(seen?.height ?? 0, Math.ceil(height)) };
+  grown.set(canvas, size);
+  canvas.style.width = `${size.width}px`;
+  canvas.style.height = `${size.height}px`;
+  const g = cssPixelContext(canvas, size.width, size.height);
+  g.clearRect(0, 0, size.width, size.height);
+  return g;
+}
+
 let family: string | null = null;
 /**
  * The page's font family, for canvas text set beside the page's own. Read once: reading a computed
