@@ -21,7 +21,7 @@
 import { cubicBezier } from 'motion';
 import type { ComponentChildren } from 'preact';
 import { useLayoutEffect, useRef } from 'preact/hooks';
-import { cssPixelContext, fitText, pageFontFamily } from './canvas';
+import { fitText, growingContext, pageFontFamily } from './canvas';
 import { reducedMotion } from './motion';
 import './GPUBlock.css';
 
@@ -98,12 +98,12 @@ const entryDelay = (i: number) => (i % 16) * 12 + Math.floor(i / 16) * 18;
 const overshoot = cubicBezier(0.34, 1.56, 0.64, 1);
 const springScale = (p: number) => 0.2 + 0.8 * overshoot(p);
 
-// Paints the SM cells on a canvas storeH CSS px tall (at least the chip's height); cells from
-// `entering` on are sinceMs into their entry. Returns whether any is still springing in.
-function paintSms(canvas: HTMLCanvasElement, layout: GPUBlockLayout, storeH: number, fill: (sm: number) => string, entering: number, sinceMs: number): boolean {
+// Paints the SM cells; cells from `entering` on are sinceMs into their entry. Returns whether any
+// is still springing in. The canvas keeps the store of the largest chip drawn so far (a GPU with
+// another SM count repaints in place), clipped to the chip by its container.
+function paintSms(canvas: HTMLCanvasElement, layout: GPUBlockLayout, fill: (sm: number) => string, entering: number, sinceMs: number): boolean {
   const { chip, cells } = layout;
-  const g = cssPixelContext(canvas, chip.w, storeH);
-  g.clearRect(0, 0, chip.w, storeH);
+  const g = growingContext(canvas, chip.w, chip.h);
   let settling = false;
   cells.forEach((c, i) => {
     const p = i < entering ? 1 : Math.min(1, Math.max(0, (sinceMs - entryDelay(i - entering)) / SPRING_MS));
@@ -126,11 +126,6 @@ export function GPUBlock(props: GPUBlockProps) {
   const { chip } = layout;
   const row = (props.direction ?? 'row') === 'row';
   const canvas = useRef<HTMLCanvasElement>(null);
-  // The canvas keeps the height of the tallest chip drawn so far, clipped to the chip's: a GPU with
-  // another SM count then paints into the same backing store, where resizing it would allocate a
-  // new one and hand the compositor a new canvas resource (most of the cost of a GPU change).
-  const storeH = useRef(0);
-  storeH.current = Math.max(storeH.current, chip.h);
   // The entry under way: from which cell the SMs spring in (all of them at first; a GPU with more
   // SMs adds its extra ones) and when it started; start is null once every cell has settled.
   const entry = useRef<{ smCount: number; from: number; start: number | null }>({ smCount: 0, from: 0, start: null });
@@ -143,11 +138,11 @@ export function GPUBlock(props: GPUBlockProps) {
       entry.current = { smCount, from, start: reducedMotion.value || from >= smCount ? null : performance.now() };
     }
     const { from, start } = entry.current;
-    if (start === null) { paintSms(el, layout, storeH.current, fill, smCount, 0); return; }
+    if (start === null) { paintSms(el, layout, fill, smCount, 0); return; }
     // While the cells spring in, repaint every frame with the latest fills (from the next frame's
     // start, which comes before it is painted: a paint now would be overwritten unseen).
     const tick = () => {
-      if (paintSms(el, layout, storeH.current, fill, from, performance.now() - start)) frame = requestAnimationFrame(tick);
+      if (paintSms(el, layout, fill, from, performance.now() - start)) frame = requestAnimationFrame(tick);
       else entry.current.start = null;
     };
     let frame = requestAnimationFrame(tick);
@@ -203,8 +198,7 @@ export function GPUBlock(props: GPUBlockProps) {
         {overlay?.(layout)}
       </svg>
       <div class="gpu-sms-clip" style={{ left: `${chip.x}px`, top: `${chip.y}px`, width: `${chip.w}px`, height: `${chip.h}px` }}>
-        <canvas ref={canvas} class="gpu-sms" aria-hidden="true" onPointerMove={onPointerMove}
-          style={{ width: `${chip.w}px`, height: `${storeH.current}px` }} />
+        <canvas ref={canvas} class="gpu-sms" aria-hidden="true" onPointerMove={onPointerMove} />
       </div>
     </div>
   );

@@ -32,7 +32,7 @@ const grown = new WeakMap<HTMLCanvasElement, { width: number; height: number }>(
  * smaller drawing then paints into the store it has, where resizing the store would allocate a new
  * one and hand the compositor a new canvas resource (a few ms of main-thread time on a
  * software-rendered page). The canvas's CSS size is set to the store's, so its container must
- * clip it to the drawing (and it should take no pointer events).
+ * clip it to the drawing.
  */
 export function growingContext(canvas: HTMLCanvasElement, width: number, height: number): CanvasRenderingContext2D {
   const seen = grown.get(canvas);
