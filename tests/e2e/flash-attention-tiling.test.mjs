@@ -124,7 +124,8 @@ test('a tile step shows the m, ℓ and counters of the core trace; the narration
 test('a smaller N repaints into the canvases of the largest N shown, clipped to the stage, with the trace’s blocks', async () => {
   const { page, problems, close } = await site.open(`${VIZ}#step=8`);
   const stores = () => page.evaluate(() => [...document.querySelectorAll('.stage > canvas')].map((c) => [c.width, c.height]));
-  const stageBox = () => page.locator('.stage').boundingBox();
+  // The stage's layout box (offsetWidth/Height: its entry animation scales it for a moment).
+  const stageBox = () => page.locator('.stage').evaluate((e) => [e.offsetWidth, e.offsetHeight]);
   const [small, box16] = [await stores(), await stageBox()];
   await page.locator('select[name="n"]').selectOption('32');
   await page.waitForFunction(() => document.querySelectorAll('.attn-blocks > rect').length === 64);
