@@ -234,8 +234,7 @@ export function Stage({ run, at, width, onSeek }: { run: Run; at: number; width:
     }
   }
   const area = stepArea(L, n);
-  const cellFrame = (r0: number, r1: number, c0: number, c1: number, pad: number) =>
-    ({ x: c0 * c - pad, y: r0 * c - pad, width: (c1 - c0) * c + 2 * pad, height: (r1 - r0) * c + 2 * pad });
+  const cellFrame = (r0: number, r1: number, c0: number, c1: number) => ({ x: c0 * c, y: r0 * c, width: (c1 - c0) * c, height: (r1 - r0) * c });
 
   return (
     <div class="stage" role="group" style={{ width: `${L.width}px`, height: `${L.height}px` }}
@@ -259,7 +258,7 @@ export function Stage({ run, at, width, onSeek }: { run: Run; at: number; width:
             <title ref={tooltip} />
             {hits}
           </g>
-          {spWrite && <rect ref={pulse} {...cellFrame(spWrite.rowBegin, spWrite.rowEnd, spWrite.colBegin, spWrite.colEnd, 0)} class="attn-pulse" opacity={0} />}
+          {spWrite && <rect ref={pulse} {...cellFrame(spWrite.rowBegin, spWrite.rowEnd, spWrite.colBegin, spWrite.colEnd)} class="attn-pulse" opacity={0} />}
         </g>
 
         {/* This step's HBM transfers: keyed by step, so each new step replays the flash */}
