@@ -161,4 +161,35 @@ TEST_CASE("split-KV: argument errors name the argument") {
     auto bad = in.k;
     bad.data[3] = NAN;
     test::check_error([&] { attend_kv_range(in.q, bad, in.v, {0, 9}); }, "key");
+    o.num_partitions = (std::size_t{1} << 16) + 1;
+    test::check_error([&] { split_kv_attention(in.q, in.k, in.v, o); }, "num_partitions: must be in [1, 65536]");
+    // 2^16 partitions of a 1 x 2 x 300 problem would keep 2^16 x 600 x (4 + 2) numbers; 2^24 / 3600 = 4660.
+    const auto tall = test::random_qkv({1, 2, 300, 4}, 1, 9, 4, test::next_seed());
+    o.num_partitions = std::size_t{1} << 16;
+    test::check_error([&] { split_kv_attention(tall.q, tall.k, tall.v, o); }, "use at most 4660 partitions");
+}
+
+TEST_CASE("split-KV: merged key ranges are kept sorted and joined, and overlap is found in any order") {
+    const auto in = test::random_qkv({1, 1, 2, 3}, 1, 12, 3, test::next_seed());
+    auto a = attend_kv_range(in.q, in.k, in.v, {8, 12});
+    merge_partial(a, attend_kv_range(in.q, in.k, in.v, {0, 3}));
+    CHECK(a.key_ranges == std::vector<IndexRange>{{0, 3}, {8, 12}});
+    merge_partial(a, attend_kv_range(in.q, in.k, in.v, {5, 5}));  // empty: dropped
+    merge_partial(a, attend_kv_range(in.q, in.k, in.v, {3, 8}));
+    CHECK(a.key_ranges == std::vector<IndexRange>{{0, 12}});
+    auto gaps = attend_kv_range(in.q, in.k, in.v, {9, 11});
+    merge_partial(gaps, attend_kv_range(in.q, in.k, in.v, {0, 2}));
+    test::check_error([&] { merge_partial(gaps, attend_kv_range(in.q, in.k, in.v, {1, 4})); }, "share keys");
+    test::check_error([&] { merge_partial(gaps, attend_kv_range(in.q, in.k, in.v, {10, 12})); }, "share keys");
+}
+
+TEST_CASE("split-KV: many empty partitions merge in linear time") {
+    // 2^16 partitions of 5 keys: a quadratic overlap check over the merged ranges would make 2^31
+    // range comparisons here; the merged state carries one range, so this is milliseconds.
+    const auto in = test::random_qkv({1, 1, 1, 2}, 1, 5, 2, test::next_seed());
+    SplitKvOptions o;
+    o.num_partitions = std::size_t{1} << 16;
+    const auto r = split_kv_attention(in.q, in.k, in.v, o);
+    const auto ref = sdpa(in.q, in.k, in.v);
+    CHECK(test::max_abs_diff(r.output.data, ref.output.data) < kDoubleTol);
 }

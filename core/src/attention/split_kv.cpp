@@ -9,7 +9,9 @@
 namespace attn {
 namespace {
 
-constexpr std::size_t kMaxPartitions = std::size_t{1} << 20;
+constexpr std::size_t kMaxPartitions = std::size_t{1} << 16;  // far past any GPU's useful split count
+// split_kv_attention keeps every partition's state (rows x (Dv + 2) numbers each) in its result.
+constexpr std::size_t kMaxPartialNumbers = std::size_t{1} << 24;
 
 std::string range_str(IndexRange r) { return "[" + std::to_string(r.begin) + ", " + std::to_string(r.end) + ")"; }
 
@@ -20,11 +22,18 @@ void require_range(const char* name, IndexRange r, std::size_t limit) {
     }
 }
 
+// Sorted by begin, any two non-empty ranges overlap exactly when one begins before its
+// predecessor ends; sorting keeps this O(n log n) in the number of ranges.
 bool overlaps(const std::vector<IndexRange>& a, const std::vector<IndexRange>& b) {
-    for (const IndexRange& x : a) {
-        for (const IndexRange& y : b) {
-            if (x.size() && y.size() && x.begin < y.end && y.begin < x.end) return true;
+    std::vector<IndexRange> all;
+    for (const auto* list : {&a, &b}) {
+        for (const IndexRange& r : *list) {
+            if (r.size()) all.push_back(r);
         }
+    }
+    std::sort(all.begin(), all.end(), [](IndexRange x, IndexRange y) { return x.begin < y.begin; });
+    for (std::size_t i = 1; i < all.size(); ++i) {
+        if (all[i].begin < all[i - 1].end) return true;
     }
     return false;
 }
@@ -40,9 +49,18 @@ void require_compatible(const A& a, const B& b, const char* name) {
     }
 }
 
+// The keys of two merged partials: their non-empty ranges sorted, touching ones joined, so a
+// left-to-right merge of P partitions carries one range instead of P (and checks in O(1)).
 std::vector<IndexRange> joined(std::vector<IndexRange> a, const std::vector<IndexRange>& b) {
     a.insert(a.end(), b.begin(), b.end());
-    return a;
+    std::erase_if(a, [](IndexRange r) { return r.size() == 0; });
+    std::sort(a.begin(), a.end(), [](IndexRange x, IndexRange y) { return x.begin < y.begin; });
+    std::vector<IndexRange> r;
+    for (const IndexRange& x : a) {
+        if (!r.empty() && r.back().end == x.begin) r.back().end = x.end;
+        else r.push_back(x);
+    }
+    return r;
 }
 
 }  // namespace
@@ -147,6 +165,13 @@ SplitKvResult<T> split_kv_attention(const Tensor4<T>& q, const Tensor4<T>& k, co
     const AttentionProblem p = validate_attention(q, k, v, options);
     SplitKvResult<T> r;
     r.partitions = split_kv_partitions(p.kv_len, options.num_partitions);
+    const std::size_t per_partition = p.batch * p.q_heads * p.q_len * (p.value_dim + 2);
+    if (per_partition > kMaxPartialNumbers / options.num_partitions) {
+        throw Error("num_partitions: the result keeps num_partitions x batch x q_heads x q_len x (value_dim + 2) numbers, "
+                    "at most " + std::to_string(kMaxPartialNumbers) + "; use at most " +
+                    std::to_string(std::max<std::size_t>(1, kMaxPartialNumbers / per_partition)) +
+                    " partitions for this problem, got " + std::to_string(options.num_partitions));
+    }
     for (const IndexRange& keys : r.partitions) r.partials.push_back(attend_kv_range(q, k, v, keys, options));
     PartialAttention<T> total = r.partials.front();
     for (std::size_t i = 1; i < r.partials.size(); ++i) merge_partial(total, r.partials[i]);

@@ -33,7 +33,8 @@ struct IndexRange {
 };
 
 // The unnormalised state of query rows [rows.begin, rows.end) of every (batch, query head) over
-// the keys in `key_ranges` (pairwise disjoint).
+// the keys in `key_ranges` (pairwise disjoint; after a merge, sorted with touching ranges joined
+// and empty ones dropped).
 template <class T>
 struct PartialAttention {
     std::size_t batch = 0, q_heads = 0, value_dim = 0;
@@ -58,7 +59,7 @@ struct NormalizedAttention {
 
 // P contiguous key partitions of kv_len keys, as Flash-Decoding splits them: the first
 // kv_len % P get ceil(kv_len / P) keys, the rest floor; when P > kv_len the last P - kv_len are
-// empty. num_partitions in [1, 2^20].
+// empty. num_partitions in [1, 2^16].
 std::vector<IndexRange> split_kv_partitions(std::size_t kv_len, std::size_t num_partitions);
 
 // The partial state of query rows `rows` (default: all L rows) over keys `keys` (may be empty),
@@ -87,7 +88,8 @@ template <class T>
 NormalizedAttention<T> merge_normalized(const NormalizedAttention<T>& a, const NormalizedAttention<T>& b);
 
 struct SplitKvOptions : AttentionOptions {
-    std::size_t num_partitions = 4;  // in [1, 2^20]
+    // In [1, 2^16], and num_partitions x B x Hq x L x (Dv + 2) <= 2^24 (the partials it returns).
+    std::size_t num_partitions = 4;
 };
 
 template <class T>
