@@ -56,7 +56,8 @@ const drawn = (page) => page.evaluate(() => {
     // The pool's canvas lists the blocks it paints: number, references, tokens held, owner, just arrived.
     blocks: JSON.parse(document.querySelector('[data-testid="pool-blocks"]').dataset.blocks),
     cow: q('[data-testid="pool"] .cow-arrow').map(data),
-    tables: q('[data-testid="tables"] .table').map(data),
+    // The tables' canvas lists the tables it paints: request, sample, length, physical blocks, focused.
+    tables: JSON.parse(document.querySelector('[data-testid="tables"]').dataset.tables),
     focusArrows: q('[data-testid="arrows"] .table-arrows.focus').map((g) => ({ ...g.dataset, to: [...g.querySelectorAll('path')].map((p) => p.dataset.to).join(',') })),
     counters: Object.fromEntries(['contiguous-waste', 'contiguous-utilisation', 'paged-utilisation', 'served', 'waiting', 'preemptions'].map((id) => [id, text(id)])),
     narration: text('narration'),
@@ -176,6 +177,7 @@ test('settings rebuild both replays from the module and the hash restores them; 
   await page.locator('select[aria-label="Request whose block tables are drawn"]').selectOption(String(requests[0]));
   const d = await drawn(page);
   assert.ok(d.focusArrows.length > 0 && d.focusArrows.every((a) => a.request === String(requests[0])));
+  assert.ok(d.tables.some((t) => t.focus) && d.tables.every((t) => t.focus === (t.request === requests[0])));
   assert.equal((await settledHash(page)).request, String(requests[0]));
   assert.deepEqual(problems, []);
   await close();
@@ -221,6 +223,17 @@ test('at 375 px nothing overflows and only the focused request\'s tables and arr
   const requests = new Set(d.tables.map((t) => t.request));
   assert.equal(requests.size, 1);
   assert.equal(await page.locator('[data-testid="arrows"] .table-arrows:not(.focus)').count(), 0);
+  // After a repaint, the first table's label ("R3 s0", about 30 px) still starts at the canvas's
+  // left edge, so it reaches past x = 18: the context keeps the last paint's text alignment
+  // unless the paint sets its own, and a label centred on x = 0 would end near x = 15.
+  await page.getByRole('button', { name: /Step forward/ }).click();
+  await assertStep(page, 7);
+  const inked = await page.getByTestId('tables').evaluate((c) => {
+    const dpr = c.width / c.getBoundingClientRect().width;
+    const px = c.getContext('2d').getImageData(18 * dpr, 0, 30 * dpr, 18 * dpr).data;
+    return px.filter((v, i) => i % 4 === 3 && v > 0).length;
+  });
+  assert.ok(inked > 10, `the first table's label runs from the left edge past x = 18 (${inked} pixels there)`);
   await screenshot(page, 'paged-attention-blocks-375');
   assert.deepEqual(problems, []);
   await close();

@@ -5,9 +5,10 @@
 // of physical blocks (filled to the tokens they hold, shared blocks dashed with their reference
 // count), and the block tables below it, each logical block an arrow to its physical block: all
 // tables on a wide screen (the focused request's arrows strong), the focused request's alone on a phone.
-// The pool's blocks are painted on a canvas over the SVG (a scrub changes about half of them, which
-// as SVG cost eight attribute writes and their style and layout each); it lists what it paints in
-// data-blocks. A copy-on-write's arrow is drawn in a second SVG above the canvas.
+// The pool's blocks and the block tables are painted on two canvases over the SVG: a scrub changes
+// about half of the blocks and can add or remove a hundred table boxes and labels, which as SVG
+// elements cost their creation, style and layout each. The canvases list what they paint in
+// data-blocks and data-tables. A copy-on-write's arrow is drawn in a second SVG above them.
 import { useLayoutEffect, useRef } from 'preact/hooks';
 import type { ServingState } from '../../../wasm/load';
 import { growingContext, pageFontFamily } from '../shared/canvas';
@@ -96,9 +97,47 @@ function paintBlocks(canvas: HTMLCanvasElement, blocks: BlockPaint[], g0: { widt
   }
 }
 
+interface TablePaint { request: number; sample: number; length: number; table: string; focus: boolean }
+
+// Each table: its label in the request's colour, then one box per logical block (dashed when the
+// physical block is shared, its outline faint unless the request is the focused one) with the
+// physical block's number in it when the box is wide enough. In three passes (labels, boxes,
+// numbers), so that the font and the text alignment are set three times, not per table.
+function paintTables(canvas: HTMLCanvasElement, tables: TablePaint[], refs: ArrayLike<number>, width: number, height: number,
+  boxW: number, boxH: number, rowH: number) {
+  const g = growingContext(canvas, width, height);
+  const rows = tables.map((t, row) => ({ ...t, y: rowH * row + 1, color: requestColor(t.request), blocks: t.table.split(',').map(Number) }));
+  const boxX = (j: number) => LABEL_W + j * boxW + 1, w = Math.max(0, boxW - 2);
+  g.textBaseline = 'middle';
+  g.textAlign = 'start';  // the context keeps the numbers' centring from the last paint
+  g.font = `650 11px ${pageFontFamily()}`;
+  for (const r of rows) {
+    g.fillStyle = r.color;
+    g.fillText(`R${r.request} s${r.sample}`, 0, r.y + boxH / 2);
+  }
+  g.lineWidth = 1.2;
+  for (const r of rows) {
+    g.fillStyle = colors.panel;
+    r.blocks.forEach((_, j) => g.fillRect(boxX(j), r.y, w, boxH));
+    g.strokeStyle = r.color;
+    g.globalAlpha = r.focus ? 1 : 0.5;
+    r.blocks.forEach((b, j) => {
+      g.setLineDash(refs[b] > 1 ? [3, 2] : []);
+      g.strokeRect(boxX(j), r.y, w, boxH);
+    });
+  }
+  g.globalAlpha = 1;
+  g.setLineDash([]);
+  if (boxW < 20) return;
+  g.font = `10px ${pageFontFamily()}`;
+  g.textAlign = 'center';
+  g.fillStyle = colors.text;
+  for (const r of rows) r.blocks.forEach((b, j) => g.fillText(String(b), boxX(j) + w / 2, r.y + boxH / 2));
+}
+
 export function Pools({ figure, st, focus }: { figure: Figure; st: StepState; focus: number | null }) {
   const [ref, width] = useWidth<HTMLDivElement>();
-  const canvas = useRef<HTMLCanvasElement>(null);
+  const canvas = useRef<HTMLCanvasElement>(null), tablesCanvas = useRef<HTMLCanvasElement>(null);
   const narrow = width < 640;
   const bs = WORKLOAD.blockSize, blocks = figure.config.blocks;
   const perRow = narrow ? 8 : 16;
@@ -152,6 +191,11 @@ export function Pools({ figure, st, focus }: { figure: Figure; st: StepState; fo
   // The canvas spans the pool's rows and the half of a thick frame that sticks out above and below.
   const poolArea = { width, top: pTop - 2, height: pBottom - pTop + 4 };
   useLayoutEffect(() => paintBlocks(canvas.current!, blocksDrawn, poolArea, (b) => ({ x: blockX(b), y: blockY(b) }), blockW, poolRowH, bs, narrow));
+  // The tables' canvas starts a pixel above the first row, for the boxes' outlines.
+  const tablesDrawn: TablePaint[] = shown.map((q) => ({ request: q.request, sample: q.sample, length: q.length,
+    table: Array.from(q.blockTable).join(','), focus: q.request === focus }));
+  const tablesHeight = tableRows * tableRowH + 2;
+  useLayoutEffect(() => paintTables(tablesCanvas.current!, tablesDrawn, refs, width, tablesHeight, boxW, boxH, tableRowH));
 
   return (
     <div ref={ref} class="pools-frame" data-drawing>
@@ -220,26 +264,11 @@ export function Pools({ figure, st, focus }: { figure: Figure; st: StepState; fo
           })}
         </g>
         <text class="section-title" x={0} y={tTop - 7}>{narrow ? (focus === null ? 'Block tables: no request running' : `Block tables of request ${focus}`) : 'Block tables: logical block → physical block'}</text>
-        <g data-testid="tables">
-          {shown.map((q, row) => {
-            const y = tTop + row * tableRowH, c = requestColor(q.request);
-            return (
-              <g key={row} class={q.request === focus ? 'table focus' : 'table'} data-request={q.request} data-sample={q.sample} data-length={q.length}
-                data-table={Array.from(q.blockTable).join(',')}>
-                <text class="table-label" x={0} y={y + boxH / 2} dominant-baseline="middle" fill={c}>R{q.request} s{q.sample}</text>
-                {Array.from(q.blockTable, (b, j) => (
-                  <g key={j}>
-                    <rect class={refs[b] > 1 ? 'logical shared' : 'logical'} x={LABEL_W + j * boxW + 1} y={y} width={Math.max(0, boxW - 2)} height={boxH} stroke={c} />
-                    {boxW >= 20 && <text class="logical-label" x={LABEL_W + (j + 0.5) * boxW} y={y + boxH / 2} text-anchor="middle" dominant-baseline="middle">{b}</text>}
-                  </g>
-                ))}
-              </g>
-            );
-          })}
-        </g>
       </svg>
       <canvas ref={canvas} class="pool-blocks" data-testid="pool-blocks" data-blocks={JSON.stringify(blocksDrawn)}
         style={{ top: `${poolArea.top}px` }} />
+      <canvas ref={tablesCanvas} class="table-boxes" data-testid="tables" data-tables={JSON.stringify(tablesDrawn)}
+        style={{ top: `${tTop - 1}px` }} />
       <svg class="pools-over" width={width} height={height} aria-hidden="true">
         <g data-testid="pool">
           {cow.map(({ from, to }, k) => (
