@@ -53,6 +53,14 @@ async function assertDrawn(page, e, step) {
   const arcs = await page.getByTestId('sectors').locator('.ring path').evaluateAll((ps) => ps.map((p) =>
     [Number(p.dataset.round), Number(p.dataset.bucket), Number(p.dataset.begin)]));
   assert.deepEqual(arcs, Array.from(e.sectors.round, (r, a) => [r, e.sectors.bucket[a], Number(e.sectors.begin[a].toFixed(6))]));
+  // The mask's axes: from step 2, one strip per bucket over the tokens of that bucket in the
+  // round-0 order, in its colour; before, one grey strip.
+  const order = Array.from({ length: N }, (_, j) => j).sort((a, b) => e.lsh.buckets[a] - e.lsh.buckets[b] || a - b);
+  const strips = await page.getByTestId('mask').locator('.mask-axis').evaluateAll((ps) => ps.map((p) =>
+    [Number(p.dataset.bucket), Number(p.dataset.from), Number(p.dataset.to), p.getAttribute('fill')]));
+  const stripOf = (k) => strips.find(([, from, to]) => from <= k && k < to);
+  order.forEach((j, k) => assert.equal(stripOf(k)?.[0], step >= 2 ? e.lsh.buckets[j] : -1, `axis strip at position ${k}`));
+  assert.equal(new Set(strips.map(([, , , fill]) => fill)).size, strips.length, 'one colour per strip');
   const lines = page.getByTestId('connections').locator('path');
   if (step >= 3) {
     // Each path holds the segments of the pairs scored in its number of rounds, in the order its
@@ -73,7 +81,6 @@ async function assertDrawn(page, e, step) {
     // The mask: runs of cells at (row, column) of the round-0 sorted order, one path per shade.
     const size = Number(await page.getByTestId('mask').getAttribute('width'));
     const cell = (size - 8) / N;
-    const order = Array.from({ length: N }, (_, j) => j).sort((a, b) => e.lsh.buckets[a] - e.lsh.buckets[b] || a - b);
     const cells = new Map();
     for (const { rounds, d } of await page.getByTestId('mask').locator('.mask-cell').evaluateAll((ps) => ps.map((p) => ({ rounds: Number(p.dataset.rounds), d: p.getAttribute('d') })))) {
       for (const m of d.matchAll(/M([\d.]+) ([\d.]+)h([\d.]+)/g)) {  // a run of cells in one row

@@ -16,19 +16,29 @@ export function Mask({ figure, step, size }: { figure: Figure; step: number; siz
     <svg class={shown ? 'mask shown' : 'mask'} width={size} height={size} viewBox={`0 0 ${size} ${size}`} role="img" data-testid="mask"
       aria-label={`Attention mask: ${figure.scoredPairs} of ${figure.allPairs} query–key pairs scored`}>
       <rect x={axis} y={axis} width={size - axis} height={size - axis} class="mask-frame" />
-      {order.map((j, k) => {  // each token's bucket along both axes, once the buckets are drawn
-        const fill = step >= STEP.buckets ? bucketColor(buckets[j], config.buckets) : 'var(--border)';
-        return (
-          <g key={j}>
-            <rect x={axis + k * cell} y={0} width={cell} height={axis - 2} fill={fill} />
-            <rect x={0} y={axis + k * cell} width={axis - 2} height={cell} fill={fill} />
-          </g>
-        );
-      })}
+      {axisRuns(order, step >= STEP.buckets ? buckets : null).map(({ bucket, from, to }) => (
+        <path key={bucket} class="mask-axis" data-bucket={bucket} data-from={from} data-to={to}
+          fill={bucket < 0 ? 'var(--border)' : bucketColor(bucket, config.buckets)}
+          d={`M${axis + from * cell} 0H${axis + to * cell}V${axis - 2}H${axis + from * cell}z` +
+            `M0 ${axis + from * cell}V${axis + to * cell}H${axis - 2}V${axis + from * cell}z`} />
+      ))}
       <g class="mask-cells">{cells}</g>
       <text x={axis + 4} y={size - 5} class="plot-label">{size < 260 ? 'mask' : shown ? 'mask: query row × key column' : 'mask (from step 4)'}</text>
     </svg>
   );
+}
+
+// Each token's bucket along both axes, once the buckets are drawn (before, one grey run, bucket -1).
+// The tokens are sorted by bucket, so a bucket is one run [from, to) of the order: one path, its
+// strip on each axis, instead of a pair of rectangles per token whose fills a new hashing rewrote.
+function axisRuns(order: readonly number[], buckets: ArrayLike<number> | null) {
+  const runs: { bucket: number; from: number; to: number }[] = [];
+  order.forEach((j, k) => {
+    const bucket = buckets ? buckets[j] : -1;
+    if (runs.at(-1)?.bucket === bucket) runs.at(-1)!.to = k + 1;
+    else runs.push({ bucket, from: k, to: k + 1 });
+  });
+  return runs;
 }
 
 // One path per shade (the rounds that scored a cell; the diagonal apart), each a list of runs of
