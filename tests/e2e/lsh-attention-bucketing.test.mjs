@@ -110,6 +110,11 @@ test('opens at the raw vectors; each step draws the core\'s buckets, sectors, pa
   for (let step = 0; step <= 4; step++) {
     await assertDrawn(page, e, step);
     if (step < 4) await page.getByRole('button', { name: /Step forward/ }).click();
+    // The rotation step slides the tokens onto the circle and turns the directions into place.
+    if (step === 0) {
+      assert.ok(await page.evaluate(() => [...document.querySelectorAll('.scatter-marks .direction, .scatter-marks .token')]
+        .filter((el) => el.getAnimations().length > 0).length) > 0, 'the rotation step animates');
+    }
   }
   assert.match(await page.getByTestId('narration').textContent(), new RegExp(`off by ${pct(e.lsh.error.relativeFrobenius).replace('.', '\\.')}`));
   assert.equal((await settledHash(page)).step, '4');
@@ -122,6 +127,10 @@ test('buckets, rounds, chunk and seed rebuild from the core; the hash restores t
   const { page, problems, close } = await site.open(`${VIZ}#buckets=8&rounds=2&chunk=16&seed=3&step=4`);
   await assertDrawn(page, expected({ buckets: 8, rounds: 2, chunk: 16, seed: 3 }), 4);
   await page.locator('[role="radiogroup"][aria-label="Buckets"] [data-value="16"]').click();
+  // New settings are another hash: its directions appear in place, nothing slides.
+  const sliding = () => page.evaluate(() => [...document.querySelectorAll('.scatter-marks .direction, .scatter-marks .token')]
+    .filter((el) => el.getAnimations().length > 0).length);
+  assert.equal(await sliding(), 0, 'no direction or token slides after a settings change');
   await page.locator('[role="radiogroup"][aria-label="Hash rounds"] [data-value="4"]').click();
   await page.locator('select[aria-label="Chunk length"]').selectOption('32');
   await assertDrawn(page, expected({ buckets: 16, rounds: 4, chunk: 32, seed: 3 }), 4);

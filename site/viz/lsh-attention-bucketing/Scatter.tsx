@@ -4,7 +4,7 @@
 // wins (round 0 inside the circle, every round as a ring outside it) and each token takes its
 // bucket's colour. Step 3 on: a line for every pair some round scored. Positions and colours come
 // from the core; the transitions are CSS (off under reduced motion).
-import { useMemo } from 'preact/hooks';
+import { useLayoutEffect, useMemo, useRef } from 'preact/hooks';
 import { colors } from '../shared/theme';
 import { bucketColor, STEP, TOKENS, type Figure, type Sector } from './model';
 
@@ -70,6 +70,12 @@ export function Scatter({ figure, step, size }: { figure: Figure; step: number; 
       </g>
     );
   }, [figure, size]);
+  // Only a step animates: new settings are another hash (its directions are not the old ones
+  // turned) and a new size is the same drawing, so both snap. Sliding every token and direction
+  // after a settings change also cost a frame's worth of animation starts.
+  const drawn = useRef({ figure, size });
+  const snap = drawn.current.figure !== figure || drawn.current.size !== size;
+  useLayoutEffect(() => { drawn.current = { figure, size }; });
   // The background (sectors, circle, axes, lines) repaints only when the figure or the step's
   // visibility changes; the arrows and tokens move over it without repainting it.
   return (
@@ -86,7 +92,7 @@ export function Scatter({ figure, step, size }: { figure: Figure; step: number; 
     {/* The arrows and tokens are HTML boxes placed by transforms: their slides are transform
         transitions, which the compositor runs; as SVG elements they restyled and laid out the
         drawing on every frame of the slide. */}
-    <div class={onCircle ? 'scatter-marks shown' : 'scatter-marks'} aria-hidden="true">
+    <div class={`scatter-marks${onCircle ? ' shown' : ''}${snap ? ' snap' : ''}`} aria-hidden="true">
       <div class="directions" data-testid="directions">
         {Array.from({ length: config.buckets }, (_, b) => {
           const dx = directions[2 * b], dy = directions[2 * b + 1];
