@@ -38,8 +38,8 @@ function expected({ buckets = 4, rounds = 1, chunk = 16, seed = 1 } = {}) {
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
 
 async function assertDrawn(page, e, step) {
-  const tokens = await page.getByTestId('tokens').locator('.token').evaluateAll((cs) => cs.map((c) => ({
-    token: Number(c.dataset.token), bucket: Number(c.dataset.bucket), x: Number(c.dataset.x), y: Number(c.dataset.y) })));
+  // The marks' canvas lists the tokens it draws (token, round-0 bucket, x, y) and glides to them.
+  const tokens = JSON.parse(await page.getByTestId('tokens').getAttribute('data-tokens'));
   assert.deepEqual(tokens.map((t) => t.bucket), Array.from(e.lsh.buckets.slice(0, N)), 'round-0 bucket of every token');
   if (step >= 1) {  // on the unit circle, at the angle of the core's unit key
     const size = Number(await page.getByTestId('scatter').getAttribute('width'));
@@ -110,10 +110,10 @@ test('opens at the raw vectors; each step draws the core\'s buckets, sectors, pa
   for (let step = 0; step <= 4; step++) {
     await assertDrawn(page, e, step);
     if (step < 4) await page.getByRole('button', { name: /Step forward/ }).click();
-    // The rotation step slides the tokens onto the circle and turns the directions into place.
+    // The rotation step glides the tokens onto the circle and turns the directions into place.
     if (step === 0) {
-      assert.ok(await page.evaluate(() => [...document.querySelectorAll('.scatter-marks .direction, .scatter-marks .token')]
-        .filter((el) => el.getAnimations().length > 0).length) > 0, 'the rotation step animates');
+      assert.equal(await page.getByTestId('tokens').getAttribute('data-settled'), 'false', 'the rotation step animates');
+      await page.waitForSelector('[data-testid="tokens"][data-settled="true"]', { timeout: 5000 });
     }
   }
   assert.match(await page.getByTestId('narration').textContent(), new RegExp(`off by ${pct(e.lsh.error.relativeFrobenius).replace('.', '\\.')}`));
@@ -127,10 +127,8 @@ test('buckets, rounds, chunk and seed rebuild from the core; the hash restores t
   const { page, problems, close } = await site.open(`${VIZ}#buckets=8&rounds=2&chunk=16&seed=3&step=4`);
   await assertDrawn(page, expected({ buckets: 8, rounds: 2, chunk: 16, seed: 3 }), 4);
   await page.locator('[role="radiogroup"][aria-label="Buckets"] [data-value="16"]').click();
-  // New settings are another hash: its directions appear in place, nothing slides.
-  const sliding = () => page.evaluate(() => [...document.querySelectorAll('.scatter-marks .direction, .scatter-marks .token')]
-    .filter((el) => el.getAnimations().length > 0).length);
-  assert.equal(await sliding(), 0, 'no direction or token slides after a settings change');
+  // New settings are another hash: its directions appear in place, nothing glides.
+  assert.equal(await page.getByTestId('tokens').getAttribute('data-settled'), 'true', 'no glide after a settings change');
   await page.locator('[role="radiogroup"][aria-label="Hash rounds"] [data-value="4"]').click();
   await page.locator('select[aria-label="Chunk length"]').selectOption('32');
   await assertDrawn(page, expected({ buckets: 16, rounds: 4, chunk: 32, seed: 3 }), 4);
@@ -162,16 +160,17 @@ test('keyboard steps and plays; reduced motion snaps and still reaches the mask'
   await page.keyboard.press(' ');
   await page.waitForFunction(() => document.querySelectorAll('[data-testid="connections"] path').length > 0
     && document.querySelector('.mask.shown') !== null, null, { timeout: 30000 });
-  assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector('.scatter-marks .token')).transitionDuration), '0s');
-  // Each token is drawn where its data says (the boxes sit at once without transitions).
-  const misplaced = await page.evaluate(() => {
-    const plane = document.querySelector('[data-testid="scatter"]').getBoundingClientRect();
-    return [...document.querySelectorAll('.scatter-marks .token')].filter((t) => {
-      const r = t.getBoundingClientRect();
-      return Math.hypot(r.x + r.width / 2 - plane.x - Number(t.dataset.x), r.y + r.height / 2 - plane.y - Number(t.dataset.y)) > 0.5;
-    }).map((t) => t.dataset.token);
+  // A step back to the raw vectors places the tokens at once, each painted where its data says.
+  await page.keyboard.press('k');
+  await page.keyboard.press('Home');
+  assert.equal((await settledHash(page)).step, '0');
+  assert.equal(await page.getByTestId('tokens').getAttribute('data-settled'), 'true', 'no glide under reduced motion');
+  const unpainted = await page.getByTestId('tokens').evaluate((c) => {
+    const dpr = c.width / c.getBoundingClientRect().width, px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    const alpha = (x, y) => px[4 * (Math.round(y * dpr) * c.width + Math.round(x * dpr)) + 3];
+    return JSON.parse(c.dataset.tokens).filter((t) => alpha(t.x, t.y) < 255).map((t) => t.token);
   });
-  assert.deepEqual(misplaced, [], 'tokens drawn away from their positions');
+  assert.deepEqual(unpainted, [], 'tokens not painted at their positions');
   assert.deepEqual(problems, []);
   await close();
 });

@@ -3,9 +3,11 @@
 // negatives -- rotate into place. Step 2: the plane splits into the sectors where one direction
 // wins (round 0 inside the circle, every round as a ring outside it) and each token takes its
 // bucket's colour. Step 3 on: a line for every pair some round scored. Positions and colours come
-// from the core; the transitions are CSS (off under reduced motion).
+// from the core; the sectors and the circle fade in by CSS, the marks glide on a canvas (Marks.tsx),
+// and nothing moves under reduced motion.
 import { useLayoutEffect, useMemo, useRef } from 'preact/hooks';
 import { colors } from '../shared/theme';
+import { MarksCanvas, type Marks } from './Marks';
 import { bucketColor, STEP, TOKENS, type Figure, type Sector } from './model';
 
 const TAU = 2 * Math.PI;
@@ -40,8 +42,6 @@ export function Scatter({ figure, step, size }: { figure: Figure; step: number; 
   const at = (j: number): [number, number] => onCircle
     ? [c + unitR * unit[2 * j], c - unitR * unit[2 * j + 1]]
     : [c + rawScale * raw[2 * j], c - rawScale * raw[2 * j + 1]];
-  let maxDir = 0;
-  for (let b = 0; b < config.buckets; b++) maxDir = Math.max(maxDir, Math.hypot(directions[2 * b], directions[2 * b + 1]));
   const sectorPaths = (arcs: Sector[], r0: number, r1: number, round: number) => arcs.map((s) => (
     <path key={`${round}-${s.bucket}`} d={wedge(c, c, r0, r1, s.begin, s.end)} fill={bucketColor(s.bucket, config.buckets)}
       class="sector" data-round={round} data-bucket={s.bucket} data-begin={s.begin.toFixed(6)} data-end={s.end.toFixed(6)} />
@@ -70,14 +70,31 @@ export function Scatter({ figure, step, size }: { figure: Figure; step: number; 
       </g>
     );
   }, [figure, size]);
+  // The tokens (raw, then on the circle; grey, then in their bucket's colour) and the directions
+  // (pointing right, then turned into place, and hidden until then).
+  const marks = useMemo((): Marks => {
+    let maxDir = 0;
+    for (let b = 0; b < config.buckets; b++) maxDir = Math.max(maxDir, Math.hypot(directions[2 * b], directions[2 * b + 1]));
+    return {
+      tokens: Array.from({ length: TOKENS }, (_, j) => {
+        const [x, y] = at(j);
+        return { token: j, bucket: buckets[j], x, y, color: coloured ? bucketColor(buckets[j], config.buckets) : colors.textMuted };
+      }),
+      directions: Array.from({ length: config.buckets }, (_, b) => {
+        const dx = directions[2 * b], dy = directions[2 * b + 1];
+        return { bucket: b, angle: onCircle ? Math.atan2(dy, dx) : 0, length: (unitR * 0.92 * Math.hypot(dx, dy)) / maxDir,
+          color: bucketColor(b, config.buckets) };
+      }),
+      directionAlpha: onCircle ? 1 : 0,
+    };
+  }, [figure, size, onCircle, coloured]);
   // Only a step animates: new settings are another hash (its directions are not the old ones
-  // turned) and a new size is the same drawing, so both snap. Sliding every token and direction
-  // after a settings change also cost a frame's worth of animation starts.
+  // turned) and a new size is the same drawing, so both snap.
   const drawn = useRef({ figure, size });
   const snap = drawn.current.figure !== figure || drawn.current.size !== size;
   useLayoutEffect(() => { drawn.current = { figure, size }; });
   // The background (sectors, circle, axes, lines) repaints only when the figure or the step's
-  // visibility changes; the arrows and tokens move over it without repainting it.
+  // visibility changes; the marks glide over it on their own canvas.
   return (
     <div class="scatter-frame" style={{ width: `${size}px`, height: `${size}px` }}>
     <svg class="scatter-back" width={size} height={size} viewBox={`0 0 ${size} ${size}`} aria-hidden="true">
@@ -89,29 +106,7 @@ export function Scatter({ figure, step, size }: { figure: Figure; step: number; 
       <line y1={c - outer} y2={c + outer} x1={c} x2={c} class="axis" />
       {step >= STEP.connections && connections}
     </svg>
-    {/* The arrows and tokens are HTML boxes placed by transforms: their slides are transform
-        transitions, which the compositor runs; as SVG elements they restyled and laid out the
-        drawing on every frame of the slide. */}
-    <div class={`scatter-marks${onCircle ? ' shown' : ''}${snap ? ' snap' : ''}`} aria-hidden="true">
-      <div class="directions" data-testid="directions">
-        {Array.from({ length: config.buckets }, (_, b) => {
-          const dx = directions[2 * b], dy = directions[2 * b + 1];
-          const angle = onCircle ? (Math.atan2(dy, dx) * 180) / Math.PI : 0;
-          const len = (unitR * 0.92 * Math.hypot(dx, dy)) / maxDir;
-          return <div key={b} class="direction" data-bucket={b}
-            style={{ width: `${len}px`, color: bucketColor(b, config.buckets), transform: `translate(${c}px, ${c - 1}px) rotate(${-angle}deg)` }} />;
-        })}
-      </div>
-      <div class="tokens" data-testid="tokens">
-        {Array.from({ length: TOKENS }, (_, j) => {
-          const [x, y] = at(j);
-          const b = buckets[j];
-          return <div key={j} class="token" style={{ width: `${2 * tokenR}px`, height: `${2 * tokenR}px`, transform: `translate(${x - tokenR}px, ${y - tokenR}px)`,
-            background: coloured ? bucketColor(b, config.buckets) : colors.textMuted }}
-            data-token={j} data-bucket={b} data-x={x.toFixed(2)} data-y={y.toFixed(2)} />;
-        })}
-      </div>
-    </div>
+    <MarksCanvas marks={marks} size={size} tokenR={tokenR} snap={snap} />
     <svg class="scatter" width={size} height={size} viewBox={`0 0 ${size} ${size}`} role="img" data-testid="scatter"
       aria-label={`${TOKENS} query vectors in the plane, hashed into ${config.buckets} buckets over ${config.rounds} round(s)`}>
       <text x={4} y={12} class="plot-label">{onCircle ? (narrow ? 'unit keys' : 'unit keys k = q / |q| (shared-QK)') : (narrow ? 'queries q' : 'raw queries q')}</text>
