@@ -3,22 +3,20 @@
 // theme's easing curve: as 40 HTML boxes with CSS transform transitions, starting the slides cost
 // the step's first frame about 5 ms more at 3x CPU slowdown (a compositor animation and its layer
 // per box), where repainting 40 marks per frame costs a fraction of a millisecond. New settings
-// (`snap`) and reduced motion place them at once. The canvas lists what it shows in data-tokens
-// and data-directions, and data-settled says whether it shows the target or a glide towards it.
-import { cubicBezier } from 'motion';
+// (`snap`) and reduced motion place them at once. The canvas lists its tokens in data-tokens, and
+// data-settled says whether it shows them where they belong or on a glide towards there.
 import { useLayoutEffect, useRef } from 'preact/hooks';
 import { cssPixelContext } from '../shared/canvas';
-import { reducedMotion } from '../shared/motion';
-import { colors, motionTokens } from '../shared/theme';
+import { reducedMotion, themeEase as ease } from '../shared/motion';
+import { colors } from '../shared/theme';
 
 export interface TokenMark { token: number; bucket: number; x: number; y: number; color: string }
-export interface DirectionMark { bucket: number; angle: number; length: number; color: string }
+export interface DirectionMark { angle: number; length: number; color: string }
 /** What the canvas shows: the tokens, the directions from the centre (angle in radians,
  *  counter-clockwise on screen) and the directions' opacity (0 before the rotation step). */
 export interface Marks { tokens: TokenMark[]; directions: DirectionMark[]; directionAlpha: number }
 
 const SLIDE_MS = 800, TURN_MS = 1000, FADE_MS = 400;
-const ease = cubicBezier(...(motionTokens.ease as [number, number, number, number]));
 const TAU = 2 * Math.PI;
 
 /** The marks `ms` into a glide from `a` to `b` (same tokens and directions); colours and lengths are b's. */
@@ -74,13 +72,10 @@ function paint(canvas: HTMLCanvasElement, size: number, m: Marks, tokenR: number
 
 export function MarksCanvas({ marks, size, tokenR, snap }: { marks: Marks; size: number; tokenR: number; snap: boolean }) {
   const canvas = useRef<HTMLCanvasElement>(null);
-  // What the canvas shows now, and the glide under way (null when it shows `marks`).
+  // What the canvas shows now: a new glide starts from there, even halfway through the last one.
   const shown = useRef<Marks | null>(null);
-  const glide = useRef<{ frame: number } | null>(null);
   useLayoutEffect(() => {
     const el = canvas.current!;
-    if (glide.current) cancelAnimationFrame(glide.current.frame);
-    glide.current = null;
     const from = shown.current;
     const ms = from && !snap && !reducedMotion.value && comparable(from, marks) ? glideMs(from, marks) : 0;
     const show = (m: Marks, settled: boolean) => {
@@ -90,19 +85,19 @@ export function MarksCanvas({ marks, size, tokenR, snap }: { marks: Marks; size:
     };
     if (ms === 0) { show(marks, true); return; }
     const start = performance.now();
+    let frame = 0;
     const tick = () => {
       const t = performance.now() - start;
-      if (t >= ms) { glide.current = null; show(marks, true); return; }
+      if (t >= ms) { show(marks, true); return; }
       show(between(from!, marks, t), false);
-      glide.current = { frame: requestAnimationFrame(tick) };
+      frame = requestAnimationFrame(tick);
     };
     tick();
+    return () => cancelAnimationFrame(frame);  // new marks, or the canvas gone
   }, [marks, size, tokenR, snap]);
-  useLayoutEffect(() => () => { if (glide.current) cancelAnimationFrame(glide.current.frame); }, []);
   return (
     <canvas ref={canvas} class="scatter-marks" aria-hidden="true" style={{ width: `${size}px`, height: `${size}px` }}
       data-testid="tokens"
-      data-tokens={JSON.stringify(marks.tokens.map(({ token, bucket, x, y }) => ({ token, bucket, x: +x.toFixed(2), y: +y.toFixed(2) })))}
-      data-directions={JSON.stringify(marks.directions.map(({ bucket, angle, length }) => ({ bucket, angle: +angle.toFixed(4), length: +length.toFixed(2) })))} />
+      data-tokens={JSON.stringify(marks.tokens.map(({ token, bucket, x, y }) => ({ token, bucket, x: +x.toFixed(2), y: +y.toFixed(2) })))} />
   );
 }

@@ -82,7 +82,7 @@ export function Scatter({ figure, step, size }: { figure: Figure; step: number; 
       }),
       directions: Array.from({ length: config.buckets }, (_, b) => {
         const dx = directions[2 * b], dy = directions[2 * b + 1];
-        return { bucket: b, angle: onCircle ? Math.atan2(dy, dx) : 0, length: (unitR * 0.92 * Math.hypot(dx, dy)) / maxDir,
+        return { angle: onCircle ? Math.atan2(dy, dx) : 0, length: (unitR * 0.92 * Math.hypot(dx, dy)) / maxDir,
           color: bucketColor(b, config.buckets) };
       }),
       directionAlpha: onCircle ? 1 : 0,

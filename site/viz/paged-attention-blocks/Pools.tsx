@@ -97,7 +97,7 @@ function paintBlocks(canvas: HTMLCanvasElement, blocks: BlockPaint[], g0: { widt
   }
 }
 
-interface TablePaint { request: number; sample: number; length: number; table: string; focus: boolean }
+interface TablePaint { request: number; sample: number; length: number; blocks: number[]; focus: boolean }
 
 // Each table: its label in the request's colour, then one box per logical block (dashed when the
 // physical block is shared, its outline faint unless the request is the focused one) with the
@@ -106,7 +106,7 @@ interface TablePaint { request: number; sample: number; length: number; table: s
 function paintTables(canvas: HTMLCanvasElement, tables: TablePaint[], refs: ArrayLike<number>, width: number, height: number,
   boxW: number, boxH: number, rowH: number) {
   const g = growingContext(canvas, width, height);
-  const rows = tables.map((t, row) => ({ ...t, y: rowH * row + 1, color: requestColor(t.request), blocks: t.table.split(',').map(Number) }));
+  const rows = tables.map((t, row) => ({ ...t, y: rowH * row + 1, color: requestColor(t.request) }));
   const boxX = (j: number) => LABEL_W + j * boxW + 1, w = Math.max(0, boxW - 2);
   g.textBaseline = 'middle';
   g.textAlign = 'start';  // the context keeps the numbers' centring from the last paint
@@ -129,7 +129,7 @@ function paintTables(canvas: HTMLCanvasElement, tables: TablePaint[], refs: Arra
   g.globalAlpha = 1;
   g.setLineDash([]);
   if (boxW < 20) return;
-  g.font = `10px ${pageFontFamily()}`;
+  g.font = fonts().plain;
   g.textAlign = 'center';
   g.fillStyle = colors.text;
   for (const r of rows) r.blocks.forEach((b, j) => g.fillText(String(b), boxX(j) + w / 2, r.y + boxH / 2));
@@ -193,7 +193,7 @@ export function Pools({ figure, st, focus }: { figure: Figure; st: StepState; fo
   useLayoutEffect(() => paintBlocks(canvas.current!, blocksDrawn, poolArea, (b) => ({ x: blockX(b), y: blockY(b) }), blockW, poolRowH, bs, narrow));
   // The tables' canvas starts a pixel above the first row, for the boxes' outlines.
   const tablesDrawn: TablePaint[] = shown.map((q) => ({ request: q.request, sample: q.sample, length: q.length,
-    table: Array.from(q.blockTable).join(','), focus: q.request === focus }));
+    blocks: Array.from(q.blockTable), focus: q.request === focus }));
   const tablesHeight = tableRows * tableRowH + 2;
   useLayoutEffect(() => paintTables(tablesCanvas.current!, tablesDrawn, refs, width, tablesHeight, boxW, boxH, tableRowH));
 
@@ -267,7 +267,7 @@ export function Pools({ figure, st, focus }: { figure: Figure; st: StepState; fo
       </svg>
       <canvas ref={canvas} class="pool-blocks" data-testid="pool-blocks" data-blocks={JSON.stringify(blocksDrawn)}
         style={{ top: `${poolArea.top}px` }} />
-      <canvas ref={tablesCanvas} class="table-boxes" data-testid="tables" data-tables={JSON.stringify(tablesDrawn)}
+      <canvas ref={tablesCanvas} class="table-boxes" data-testid="tables" data-tables={JSON.stringify(tablesDrawn.map(({ blocks, ...t }) => ({ ...t, table: blocks.join(',') })))}
         style={{ top: `${tTop - 1}px` }} />
       <svg class="pools-over" width={width} height={height} aria-hidden="true">
         <g data-testid="pool">

@@ -11,12 +11,12 @@
 // SVG keeps the legend, the lane names, the axis and the playhead; the base canvas lists the bars
 // it draws in data-bars.
 import { useLayoutEffect, useMemo, useRef } from 'preact/hooks';
-import { cssPixelContext, pageFontFamily } from '../shared/canvas';
+import { growingContext, pageFontFamily } from '../shared/canvas';
 import { fmtSeconds } from '../shared/format';
 import type { Clock } from '../shared/stepper';
 import { colors } from '../shared/theme';
 import { useWidth } from '../shared/useWidth';
-import { DEVICES, type Figure } from './model';
+import type { Figure } from './model';
 
 const COMPUTE = colors.active;
 export const SEND = colors.heads[0];
@@ -24,8 +24,7 @@ export const SEND = colors.heads[0];
 interface BarSpec { kind: string; lane: string; t0: number; t1: number; x0: number; w: number; y: number; h: number; fill: string; label?: string }
 
 interface Layout {
-  /** canvasH: the height at the most devices, which the canvases keep (see paintOutlines). */
-  width: number; height: number; canvasH: number; labelW: number; right: number; narrow: boolean;
+  width: number; height: number; labelW: number; right: number; narrow: boolean;
   lanesTop: number; agTop: number; laneH: number;
   x: (t: number) => number;
   bars: BarSpec[];
@@ -53,8 +52,8 @@ function layout(figure: Figure, width: number): Layout {
   }
   bar('gather-send', 'lane-allgather', 0, timing.allgatherCommTimeS, agTop + 4 + cH, sH, SEND);
   bar('gather-compute', 'lane-allgather', timing.allgatherCommTimeS, timing.allgatherTimeS, agTop + 2, cH, COMPUTE, 'all K/V');
-  const height = agTop + laneH + axisH, canvasH = height + (DEVICES.max - P) * laneH;
-  return { width, height, canvasH, labelW, right, narrow, lanesTop, agTop, laneH, x, bars };
+  const height = agTop + laneH + axisH;
+  return { width, height, labelW, right, narrow, lanesTop, agTop, laneH, x, bars };
 }
 
 const showsLabel = (b: BarSpec) => b.label !== undefined && b.w >= 38 && b.h >= 12;
@@ -62,12 +61,11 @@ const showsLabel = (b: BarSpec) => b.label !== undefined && b.w >= 38 && b.h >= 
 // The shard names' font: 650 11px in the page's family, like the SVG text beside them.
 const font = () => `650 11px ${pageFontFamily()}`;
 
-// The step edges (dashed) and every bar's outline (faint). Both canvases are as tall as the
-// timeline of the most devices and the frame clips them: a new device count then repaints them
-// instead of reallocating their backing stores (which costs more than the painting).
+// The step edges (dashed) and every bar's outline (faint). Both canvases keep the store of the
+// tallest timeline drawn (growingContext) and the frame clips them, so a new device count repaints
+// them instead of reallocating their backing stores.
 function paintOutlines(canvas: HTMLCanvasElement, L: Layout, figure: Figure) {
-  const g = cssPixelContext(canvas, L.width, L.canvasH);
-  g.clearRect(0, 0, L.width, L.canvasH);
+  const g = growingContext(canvas, L.width, L.height);
   g.globalAlpha = 1;  // the context keeps the outlines' alpha from the last paint
   g.strokeStyle = colors.border;
   g.lineWidth = 1;
@@ -82,8 +80,8 @@ function paintOutlines(canvas: HTMLCanvasElement, L: Layout, figure: Figure) {
   fillBars(g, L.bars, (b) => b.w);
 }
 
-// One path and one fill per colour: a fill per bar made the 128 bars of 8 devices the largest
-// script cost of a device change. Bars of one colour never overlap, so one fill draws each once.
+// One path and one fill per colour, rather than a fill per bar (128 bars at 8 devices). Bars of
+// one colour never overlap, so one fill draws each once.
 function fillBars(g: CanvasRenderingContext2D, bars: BarSpec[], width: (b: BarSpec) => number) {
   for (const fill of new Set(bars.map((b) => b.fill))) {
     g.fillStyle = fill;
@@ -98,8 +96,7 @@ function fillBars(g: CanvasRenderingContext2D, bars: BarSpec[], width: (b: BarSp
 
 // The bars' solid fill up to `now` (px) and the shard names, dark on a bar whose step has run.
 function paintProgress(canvas: HTMLCanvasElement, L: Layout, now: number, doneBy: number) {
-  const g = cssPixelContext(canvas, L.width, L.canvasH);
-  g.clearRect(0, 0, L.width, L.canvasH);
+  const g = growingContext(canvas, L.width, L.height);
   fillBars(g, L.bars, (b) => (b.x0 < now ? Math.min(now - b.x0, b.w) : 0));
   g.font = font();
   g.textAlign = 'center';
@@ -154,11 +151,10 @@ export function Timeline({ figure, clock }: { figure: Figure; clock: Clock }) {
     );
   }, [L]);
   const { timing, config } = figure;
-  const size = { width: `${width}px`, height: `${L.canvasH}px` };
   return (
     <div ref={ref} class="timeline-frame" data-drawing>
-      <canvas ref={outlines} style={size} data-testid="timeline-bars" data-bars={drawn} />
-      <canvas ref={progress} style={size} />
+      <canvas ref={outlines} data-testid="timeline-bars" data-bars={drawn} />
+      <canvas ref={progress} />
       <svg class="timeline" width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img"
         aria-label={`${config.devices} devices: one rotation takes ${fmtSeconds(timing.ringTimeS)} with communication overlapped, against ${fmtSeconds(timing.allgatherTimeS)} for all-gather then compute`}>
         {frame}

@@ -6,15 +6,12 @@
 // frame is painted, so the new value Preact renders is never shown ahead of the glide towards it.
 // A value that comes within one glide of the last change (a reader scrubbing, holding an arrow
 // key) snaps: a glide would trail the reader, and each frame of one rewrites and re-lays out text.
-import { cubicBezier } from 'motion';
 import { useLayoutEffect, useRef } from 'preact/hooks';
 import { fmt } from './format';
-import { reducedMotion } from './motion';
+import { reducedMotion, themeEase as ease } from './motion';
 import { setText } from './setText';
-import { motionTokens } from './theme';
 
 const GLIDE_MS = 450;
-const ease = cubicBezier(...(motionTokens.ease as [number, number, number, number]));
 
 export function AnimatedNumber({ value, digits = 3, format, class: className }: {
   value: number; digits?: number; format?: (v: number) => string; class?: string;

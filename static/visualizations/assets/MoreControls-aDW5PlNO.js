@@ -1,1 +1,0 @@
-import{g as e,v as t}from"./hashState-CNGbCMd6.js";var n=({children:n})=>t(e,{more:`More controls`,fewer:`Fewer controls`,class:`secondary`,children:n});export{n as t};

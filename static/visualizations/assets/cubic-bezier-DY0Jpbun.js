@@ -1,1 +1,0 @@
-var e=e=>e,t=(e,t,n)=>e*(3*(1-e)*((1-e)*t+e*n)+e*e);function n(n,r,i,a){return n===r&&i===a?e:e=>{let o=0,s=1,c=e;for(let r=0;;r++){c>=o&&c<=s||(c=(o+s)/2);let a=t(c,n,i)-e;if(a*a<1e-28||r===40)break;a>0?s=c:o=c,c-=a*1e-7/(t(c+1e-7,n,i)-e-a)}return t(c,r,a)}}export{n as t};

@@ -1,1 +1,0 @@
-import{D as e,O as t,k as n}from"./hashState-CNGbCMd6.js";function r(r=640){let i=t(null),[a,o]=n(r);return e(()=>{let e=i.current;if(!e)return;let t=e=>{e>=1&&o(Math.round(e))};t(e.getBoundingClientRect().width);let n=new ResizeObserver(([e])=>t(e.contentRect.width));return n.observe(e),()=>n.disconnect()},[]),[i,a]}export{r as t};
