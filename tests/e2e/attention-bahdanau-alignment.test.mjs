@@ -33,9 +33,10 @@ const drawn = (page) => page.evaluate(() => {
   // The bars are painted on a canvas, which lists what it draws (tops and heights in the drawing's coordinates).
   const bars = JSON.parse(q('score-bars-canvas').dataset.bars);
   const baseline = Number(q('score-bars').querySelector('line').getAttribute('y1'));
-  const strip = (id) => [...q(id).querySelectorAll('rect[data-value]')].map((r) => Number(r.dataset.value));
+  // The strips' cells are painted on one canvas, which lists the values it draws.
+  const strips = JSON.parse(q('strip-cells').dataset.strips);
   const words = [...q('source-words').querySelectorAll('text')].map((t) => t.textContent);
-  return { rows, bars, baseline, words, query: strip('query-strip'), context: strip('context-strip'), annotation: strip('annotation-strip') };
+  return { rows, bars, baseline, words, ...strips };
 });
 
 async function assertStep(page, r, step) {

@@ -17,21 +17,47 @@ const BAR_H = [48, 36];
 const STRIP_H = [14, 10];
 const STRIP_GAP = [6, 4];
 
-// A value of a state vector (each in (-1, 1): GRU states and their averages) as a colour:
-// blue for positive, red for negative, opacity by magnitude.
-const vectorCell = (v: number) => ({ fill: v >= 0 ? colors.active : colors.hbm, 'fill-opacity': Math.min(1, Math.abs(v)).toFixed(3) });
-
-function Strip({ label, values, x0, width, y, height, testid, font }: {
-  label: string; values: Float64Array; x0: number; width: number; y: number; height: number; testid: string; font: number;
+// A vector strip's label and frame; its cells are painted by StripCells.
+function Strip({ label, x0, width, y, height, testid, font }: {
+  label: string; x0: number; width: number; y: number; height: number; testid: string; font: number;
 }) {
-  const w = width / values.length;
   return (
     <g data-testid={testid}>
       <text x={x0 - 8} y={y + height / 2} class="row-label" text-anchor="end" dominant-baseline="middle" font-size={font}
         {...fitText(label, `${font}px system-ui, sans-serif`, x0 - 12)}>{label}</text>
       <rect x={x0} y={y} width={width} height={height} class="strip-frame" />
-      {Array.from(values, (v, k) => <rect key={k} x={x0 + k * w} y={y} width={Math.max(w - 0.5, 0.5)} height={height} {...vectorCell(v)} data-value={v} />)}
     </g>
+  );
+}
+
+// The cells of the step's three vector strips (query, annotation, context), painted on one canvas
+// laid over the strips' frames: each value of a state vector (each in (-1, 1): GRU states and their
+// averages) blue for positive, red for negative, opacity by magnitude. As SVG rectangles, a step
+// rewrote the fill and opacity of some 160 of them, and their restyle and layout were the largest
+// part of the step's time. The values drawn are listed in data-strips.
+interface StripValues { query: Float64Array; annotation: Float64Array; context: Float64Array }
+function StripCells({ strips, left, top, width, stripH, gap }: { strips: StripValues; left: number; top: number; width: number; stripH: number; gap: number }) {
+  const canvas = useRef<HTMLCanvasElement>(null);
+  const rows = [strips.query, strips.annotation, strips.context];
+  const height = rows.length * (stripH + gap) - gap;
+  useLayoutEffect(() => {
+    const g = cssPixelContext(canvas.current!, width, height);
+    g.clearRect(0, 0, width, height);
+    rows.forEach((values, s) => {
+      const w = width / values.length, y = s * (stripH + gap);
+      for (let k = 0; k < values.length; k++) {
+        const v = values[k];
+        g.globalAlpha = Math.min(1, Math.abs(v));
+        g.fillStyle = v >= 0 ? colors.active : colors.hbm;
+        g.fillRect(k * w, y, Math.max(w - 0.5, 0.5), stripH);
+      }
+    });
+    g.globalAlpha = 1;
+  });
+  return (
+    <canvas ref={canvas} class="strip-canvas" aria-hidden="true" data-testid="strip-cells"
+      data-strips={JSON.stringify({ query: Array.from(strips.query), annotation: Array.from(strips.annotation), context: Array.from(strips.context) })}
+      style={{ left: `${left}px`, top: `${top}px`, width: `${width}px`, height: `${height}px` }} />
   );
 }
 
@@ -142,12 +168,6 @@ export function Alignment({ figure: f, step }: { figure: Figure; step: number })
     const y = barTop + (barH * (f.scoreMax - v)) / span;
     return { score: v, x: x(j) + cellW * 0.15, y: Math.min(y, zeroY), w: cellW * 0.7, h: Math.max(Math.abs(y - zeroY), 0.5), strongest: j === strongest };
   }), [f, step, labelW, cellW, barTop, barH]);
-  // The strongest word's annotation, kept while that word stays the strongest (the same element
-  // again, which Preact skips).
-  const annotation = useMemo(() => (
-    <Strip label={`h ‘${f.source[strongest]}’`} values={rowOf(f.annotations, strongest)} x0={labelW} width={gridW}
-      y={stripsTop + stripH + stripGap} height={stripH} testid="annotation-strip" font={labelFont} />
-  ), [f, strongest, labelW, gridW, stripsTop, stripH, stripGap, labelFont]);
   return (
     <div ref={ref} class="alignment-frame" data-drawing>
       <svg class="alignment" width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img"
@@ -168,14 +188,17 @@ export function Alignment({ figure: f, step }: { figure: Figure; step: number })
           <rect x={labelW} y={gridTop} width={gridW} height={gridH} class="grid-frame" />
         </g>
         <g class="strips">
-          <Strip label="query s(i−1)" values={rowOf(f.queries, step)} x0={labelW} width={gridW} y={stripsTop} height={stripH}
+          <Strip label="query s(i−1)" x0={labelW} width={gridW} y={stripsTop} height={stripH}
             testid="query-strip" font={labelFont} />
-          {annotation}
-          <Strip label="context c(i)" values={rowOf(f.contexts, step)} x0={labelW} width={gridW} y={stripsTop + 2 * (stripH + stripGap)}
+          <Strip label={`h ‘${f.source[strongest]}’`} x0={labelW} width={gridW} y={stripsTop + stripH + stripGap} height={stripH}
+            testid="annotation-strip" font={labelFont} />
+          <Strip label="context c(i)" x0={labelW} width={gridW} y={stripsTop + 2 * (stripH + stripGap)}
             height={stripH} testid="context-strip" font={labelFont} />
         </g>
       </svg>
       <ScoreBars bars={bars} left={labelW} top={barTop} width={gridW} height={barH} />
+      <StripCells strips={{ query: rowOf(f.queries, step), annotation: rowOf(f.annotations, strongest), context: rowOf(f.contexts, step) }}
+        left={labelW} top={stripsTop} width={gridW} stripH={stripH} gap={stripGap} />
     </div>
   );
 }
