@@ -25,18 +25,30 @@ const close = (a, b, tol, what) => assert.ok(Math.abs(a - b) <= tol, `${what}: $
 // Everything step `step` draws, read from the page.
 const drawn = (page) => page.evaluate(() => {
   const q = (id) => document.querySelector(`[data-testid="${id}"]`);
-  const rows = [...q('heatmap').querySelectorAll('[data-testid^="row-"]')].map((g) => ({
+  // The cells are painted on a canvas, which lists the weights of the rows it draws.
+  const alphas = JSON.parse(q('heat-cells').dataset.alphas);
+  const rows = [...q('heatmap').querySelectorAll('[data-testid^="row-"]')].map((g, i) => ({
     state: g.dataset.state,
     label: g.querySelector('text').textContent,
-    alphas: [...g.querySelectorAll('rect.cell')].map((r) => ({ alpha: Number(r.dataset.alpha), opacity: Number(r.getAttribute('fill-opacity')) })),
+    alphas: alphas[i] ?? [],
   }));
+  // What the canvas holds at each cell's centre of the last drawn row and of the next (opacity 0 to 1).
+  // (Read from a copy: Chromium warns when one canvas is read back repeatedly.)
+  const heat = q('heat-cells'), k = heat.width / parseFloat(heat.style.width);
+  const copy = Object.assign(document.createElement('canvas'), { width: heat.width, height: heat.height }).getContext('2d');
+  copy.drawImage(heat, 0, 0);
+  const pixels = copy.getImageData(0, 0, heat.width, heat.height).data;
+  const { x, y, cellW, cellH } = JSON.parse(heat.dataset.grid);
+  const paintedRow = (i) => (i < rows.length ? (alphas[0] ?? []).map((_, j) =>
+    pixels[4 * (Math.floor((y + (i + 0.5) * cellH) * k) * heat.width + Math.floor((x + (j + 0.5) * cellW) * k)) + 3] / 255) : []);
+  const painted = { last: paintedRow(alphas.length - 1), next: paintedRow(alphas.length) };
   // The bars are painted on a canvas, which lists what it draws (tops and heights in the drawing's coordinates).
   const bars = JSON.parse(q('score-bars-canvas').dataset.bars);
   const baseline = Number(q('score-bars').querySelector('line').getAttribute('y1'));
   // The strips' cells are painted on one canvas, which lists the values it draws.
   const strips = JSON.parse(q('strip-cells').dataset.strips);
   const words = [...q('source-words').querySelectorAll('text')].map((t) => t.textContent);
-  return { rows, bars, baseline, words, ...strips };
+  return { rows, bars, baseline, words, painted, ...strips };
 });
 
 async function assertStep(page, r, step) {
@@ -48,14 +60,14 @@ async function assertStep(page, r, step) {
     assert.equal(g.state, i < step ? 'done' : i === step ? 'current' : 'pending', `row ${i}`);
     assert.equal(g.label, i <= step ? r.target[i] : '');
     if (i > step) { assert.equal(g.alphas.length, 0); return; }
-    // Each filled cell is alpha_ij from the module, shaded by it (4 decimals).
+    // Each filled cell is alpha_ij from the module (painted with opacity alpha_ij).
     assert.equal(g.alphas.length, tx);
     const expected = row(r.alignment, i);
-    g.alphas.forEach((c, j) => {
-      close(c.alpha, expected[j], 1e-12, `alpha[${i}][${j}]`);
-      close(c.opacity, expected[j], 5e-5, `opacity[${i}][${j}]`);
-    });
+    g.alphas.forEach((alpha, j) => close(alpha, expected[j], 1e-12, `alpha[${i}][${j}]`));
   });
+  // The current row is painted with those opacities; the next row's cells are empty.
+  d.painted.last.forEach((opacity, j) => close(opacity, row(r.alignment, step)[j], 0.01, `painted opacity[${step}][${j}]`));
+  d.painted.next.forEach((opacity, j) => assert.equal(opacity, 0, `row ${step + 1}, cell ${j} painted before its step`));
   // The bars are e_ij of this step, on one linear scale around the baseline e = 0.
   const e = row(r.scores, step);
   assert.equal(d.bars.length, tx);

@@ -4,9 +4,8 @@
 // query s_{i-1}, the strongest annotation h_j* and the context c_i = sum_j alpha_ij h_j.
 // Drawn in CSS pixels at the element's width, so the words keep their size on a phone.
 import { cubicBezier } from 'motion';
-import type { JSX } from 'preact';
 import { useLayoutEffect, useMemo, useRef } from 'preact/hooks';
-import { cssPixelContext, fitText, textWidth } from '../shared/canvas';
+import { cssPixelContext, fitText, growingContext, textWidth } from '../shared/canvas';
 import { reducedMotion } from '../shared/motion';
 import { colors } from '../shared/theme';
 import { useWidth } from '../shared/useWidth';
@@ -111,19 +110,42 @@ function ScoreBars({ bars, left, top, width, height }: { bars: ScoreBar[]; left:
   );
 }
 
-// One row of the heatmap: its French word and its cells once emitted, a dashed outline before.
-function HeatRow({ i, word, state, cells, labelW, y, gridW, cellH, rowFont }: {
-  i: number; word: string; state: 'done' | 'current' | 'pending'; cells: JSX.Element[];
-  labelW: number; y: number; gridW: number; cellH: number; rowFont: number;
+// The heatmap, painted on one canvas laid over the grid: each emitted row's weights α_ij (blue,
+// opacity α), a dashed outline for each row still to come, the current row's outline and the
+// grid's frame. As SVG, a new sentence created and styled a rectangle per cell. The weights drawn,
+// row by row, are listed in data-alphas, and where the cells lie on the canvas (CSS px) in data-grid.
+const HEAT_PAD = 1;  // room for the outlines' width around the grid
+function HeatCells({ f, step, left, top, width, cellH, alphasJson }: {
+  f: Figure; step: number; left: number; top: number; width: number; cellH: number; alphasJson: string[];
 }) {
-  const shown = state !== 'pending', current = state === 'current';
+  const canvas = useRef<HTMLCanvasElement>(null);
+  const height = f.ty * cellH;
+  useLayoutEffect(() => {
+    const g = growingContext(canvas.current!, width + 2 * HEAT_PAD, height + 2 * HEAT_PAD);
+    g.translate(HEAT_PAD, HEAT_PAD);
+    const cellW = width / f.tx;
+    g.fillStyle = colors.active;
+    for (let i = 0; i <= step; i++) {
+      const a = rowOf(f.alignment, i);
+      for (let j = 0; j < f.tx; j++) {
+        g.globalAlpha = a[j];
+        g.fillRect(j * cellW + 0.25, i * cellH + 0.25, cellW - 0.5, cellH - 0.5);
+      }
+    }
+    g.globalAlpha = 1;
+    g.setLineDash([3, 3]);
+    g.strokeStyle = colors.border;
+    g.lineWidth = 1;
+    for (let i = step + 1; i < f.ty; i++) g.strokeRect(0.5, i * cellH + 0.5, width - 1, cellH - 1);
+    g.setLineDash([]);
+    g.strokeRect(0, 0, width, height);
+    g.strokeStyle = colors.text;
+    g.lineWidth = 1.5;
+    g.strokeRect(0, step * cellH, width, cellH);
+  }, [f, step, width, cellH]);
   return (
-    <g data-testid={`row-${i}`} data-state={state}>
-      <text x={labelW - 8} y={y + cellH / 2} class={current ? 'row-label current' : 'row-label'} text-anchor="end"
-        dominant-baseline="middle" font-size={rowFont}
-        {...(shown ? fitText(word, `${current ? 650 : 400} ${rowFont}px system-ui, sans-serif`, labelW - 12) : {})}>{shown ? word : ''}</text>
-      {shown ? cells : <rect x={labelW} y={y} width={gridW} height={cellH} class="pending-row" />}
-    </g>
+    <canvas ref={canvas} class="heat-canvas" aria-hidden="true" data-testid="heat-cells" data-alphas={`[${alphasJson.slice(0, step + 1).join(',')}]`}
+      data-grid={JSON.stringify({ x: HEAT_PAD, y: HEAT_PAD, cellW: width / f.tx, cellH })} style={{ left: `${left - HEAT_PAD}px`, top: `${top - HEAT_PAD}px` }} />
   );
 }
 
@@ -149,17 +171,8 @@ export function Alignment({ figure: f, step }: { figure: Figure; step: number })
   const height = stripsTop + 3 * (stripH + stripGap);
   const x = (j: number) => labelW + j * cellW;
   const y = (i: number) => gridTop + i * cellH;
-  // Each row in each of its three states, made once per sentence and size: a step hands Preact the
-  // element it rendered last time for every row whose state stayed, which it skips without
-  // comparing its cells, so a step costs the two rows that changed state, not the whole heatmap.
-  const rows = useMemo(() => f.target.map((word, i) => {
-    const cells = Array.from(rowOf(f.alignment, i), (v, j) => (
-      <rect key={j} x={x(j)} y={y(i)} width={cellW} height={cellH} class="cell" fill={colors.active}
-        fill-opacity={v.toFixed(4)} data-alpha={v} />));
-    const row = (state: 'done' | 'current' | 'pending') =>
-      <HeatRow i={i} word={word} state={state} cells={cells} labelW={labelW} y={y(i)} gridW={gridW} cellH={cellH} rowFont={rowFont} />;
-    return { done: row('done'), current: row('current'), pending: row('pending') };
-  }), [f, labelW, gridW, cellW, cellH, gridTop, rowFont]);
+  // Each row's weights as JSON, for the heatmap canvas's list of what it draws.
+  const alphasJson = useMemo(() => f.target.map((_, i) => JSON.stringify(Array.from(rowOf(f.alignment, i)))), [f]);
   const a = rowOf(f.alignment, step);
   const span = f.scoreMax - f.scoreMin || 1;
   const zeroY = barTop + (barH * f.scoreMax) / span;  // the bars' baseline, e = 0
@@ -183,9 +196,16 @@ export function Alignment({ figure: f, step }: { figure: Figure; step: number })
           <line x1={labelW} x2={labelW + gridW} y1={zeroY} y2={zeroY} class="baseline" />
         </g>
         <g class="heatmap" data-testid="heatmap">
-          {rows.map((r, i) => (i < step ? r.done : i === step ? r.current : r.pending))}
-          <rect x={labelW} y={y(step)} width={gridW} height={cellH} class="current-row" data-testid="current-row" />
-          <rect x={labelW} y={gridTop} width={gridW} height={gridH} class="grid-frame" />
+          {f.target.map((word, i) => {
+            const state = i < step ? 'done' : i === step ? 'current' : 'pending', current = i === step;
+            return (
+              <g key={i} data-testid={`row-${i}`} data-state={state}>
+                <text x={labelW - 8} y={y(i) + cellH / 2} class={current ? 'row-label current' : 'row-label'} text-anchor="end"
+                  dominant-baseline="middle" font-size={rowFont}
+                  {...(i <= step ? fitText(word, `${current ? 650 : 400} ${rowFont}px system-ui, sans-serif`, labelW - 12) : {})}>{i <= step ? word : ''}</text>
+              </g>
+            );
+          })}
         </g>
         <g class="strips">
           <Strip label="query s(i−1)" x0={labelW} width={gridW} y={stripsTop} height={stripH}
@@ -197,6 +217,7 @@ export function Alignment({ figure: f, step }: { figure: Figure; step: number })
         </g>
       </svg>
       <ScoreBars bars={bars} left={labelW} top={barTop} width={gridW} height={barH} />
+      <HeatCells f={f} step={step} left={labelW} top={gridTop} width={gridW} cellH={cellH} alphasJson={alphasJson} />
       <StripCells strips={{ query: rowOf(f.queries, step), annotation: rowOf(f.annotations, strongest), context: rowOf(f.contexts, step) }}
         left={labelW} top={stripsTop} width={gridW} stripH={stripH} gap={stripGap} />
     </div>
