@@ -80,17 +80,16 @@ function paintOutlines(canvas: HTMLCanvasElement, L: Layout, figure: Figure) {
   fillBars(g, L.bars, (b) => b.w);
 }
 
-// One path and one fill per colour, rather than a fill per bar (128 bars at 8 devices). Bars of
-// one colour never overlap, so one fill draws each once.
+// Square bars grouped by colour, each over 2 px wide a pixel short of its end so that back-to-back
+// steps stay apart. Plain rectangles: one path of rounded ones per colour (128 bars at 8 devices)
+// cost a new device count about a millisecond of main-thread time at 1.5x slowdown to fill.
 function fillBars(g: CanvasRenderingContext2D, bars: BarSpec[], width: (b: BarSpec) => number) {
   for (const fill of new Set(bars.map((b) => b.fill))) {
     g.fillStyle = fill;
-    g.beginPath();
     for (const b of bars) {
       const w = width(b);
-      if (b.fill === fill && w > 0) g.roundRect(b.x0, b.y, w, b.h, 2);
+      if (b.fill === fill && w > 0) g.fillRect(b.x0, b.y, Math.min(w, b.w > 2 ? b.w - 1 : b.w), b.h);
     }
-    g.fill();
   }
 }
 
