@@ -78,7 +78,7 @@ async function assertStep(page, step, config = DEFAULT) {
   assert.equal([...holes.values()].reduce((a, b) => a + b, 0), cl.externalFragmentationSlots[ct], `external fragmentation at step ${step}`);
   assert.deepEqual(d.blocks.map((b) => b.refs), [...p.refcounts], `reference counts at step ${step}`);
   const seqs = [...p.sequences].sort((a, b) => a.request - b.request || a.sample - b.sample);
-  const shown = d.tables.map((t) => [t.request, t.sample, t.length].map(Number).concat([t.table]));
+  const shown = d.tables.map((t) => [t.request, t.sample, t.length].map(Number).concat([t.blocks.join(',')]));
   const expected = seqs.map((s) => [s.request, s.sample, s.length, [...s.blockTable].join(',')]);
   if (d.tables.length === seqs.length) assert.deepEqual(shown, expected, `block tables at step ${step}`);
   else assert.deepEqual(shown, expected.filter((s) => s[0] === shown[0][0]), `the focused request's tables at step ${step}`);

@@ -267,7 +267,7 @@ export function Pools({ figure, st, focus }: { figure: Figure; st: StepState; fo
       </svg>
       <canvas ref={canvas} class="pool-blocks" data-testid="pool-blocks" data-blocks={JSON.stringify(blocksDrawn)}
         style={{ top: `${poolArea.top}px` }} />
-      <canvas ref={tablesCanvas} class="table-boxes" data-testid="tables" data-tables={JSON.stringify(tablesDrawn.map(({ blocks, ...t }) => ({ ...t, table: blocks.join(',') })))}
+      <canvas ref={tablesCanvas} class="table-boxes" data-testid="tables" data-tables={JSON.stringify(tablesDrawn)}
         style={{ top: `${tTop - 1}px` }} />
       <svg class="pools-over" width={width} height={height} aria-hidden="true">
         <g data-testid="pool">
