@@ -26,6 +26,7 @@ import { readFileSync, readdirSync, writeFileSync, existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import katex from 'katex';
+import { flattenKatex } from './flatten-katex.mjs';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 const contentDir = join(repoRoot, 'content');
@@ -124,13 +125,13 @@ function renderAll(formulas, problems) {
       continue;
     }
     try {
-      rendered[mathKey(tex, mode)] = katex.renderToString(source, {
+      rendered[mathKey(tex, mode)] = flattenKatex(katex.renderToString(source, {
         displayMode: mode === 'display',
         output: 'htmlAndMathml',
         throwOnError: true,
         strict: 'error',
         trust: false,
-      });
+      }));
     } catch (error) {
       problems.push(`${where}: ${error.message}`);
     }

@@ -13,6 +13,7 @@ import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { FLAT_CSS } from './flatten-katex.mjs';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 const require = createRequire(import.meta.url);
@@ -38,7 +39,8 @@ function swapFontDisplay(css) {
 }
 
 const css = readFileSync(join(katexDist, 'katex.min.css'), 'utf8');
-writeFileSync(join(target, 'katex.min.css'), swapFontDisplay(woff2Only(css)));
+// The formulas are rendered flat (flatten-katex.mjs); their rules come last, to override KaTeX's.
+writeFileSync(join(target, 'katex.min.css'), `${swapFontDisplay(woff2Only(css))}\n${FLAT_CSS}\n`);
 
 const fonts = readdirSync(join(katexDist, 'fonts')).filter((name) => name.endsWith('.woff2')).sort();
 for (const font of fonts) copyFileSync(join(katexDist, 'fonts', font), join(target, 'fonts', font));

@@ -1,10 +1,11 @@
 // Vite plugin: `import eq from './x.tex?katex'` yields KaTeX's HTML for the formula, rendered at
 // build time, so pages ship no KaTeX JavaScript (78 KB gzipped). Live values go into slots:
 // `\slot{name}` in the .tex file becomes an element with data-slot="name" that
-// EquationCallout fills at run time.
+// EquationCallout fills at run time. The HTML's vertical offsets are margins (flatten-katex.mjs).
 import { readFileSync } from 'node:fs';
 import katex from 'katex';
 import type { Plugin } from 'vite';
+import { flattenKatex } from '../../scripts/flatten-katex.mjs';
 
 const SUFFIX = '?katex';
 
@@ -29,7 +30,7 @@ export function katexPrerender(): Plugin {
         trust: (context) => context.command === '\\htmlData',
         strict: (code: string) => (code === 'htmlExtension' ? 'ignore' : 'error'),
       });
-      return `export default ${JSON.stringify(html)};`;
+      return `export default ${JSON.stringify(flattenKatex(html))};`;
     },
   };
 }
