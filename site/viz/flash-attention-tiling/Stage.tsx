@@ -11,7 +11,7 @@ import type { HbmTransfer } from '../../../wasm/load';
 import type { CellState } from '../shared/AttentionGrid';
 import { pageFontFamily } from '../shared/canvas';
 import { fmt } from '../shared/format';
-import { reducedMotion } from '../shared/motion';
+import { reducedMotion, useSnap } from '../shared/motion';
 import { colors } from '../shared/theme';
 import { maxAbs, paintInputs, paintStep, STATS_COL, stepArea, type GridPaint } from './draw';
 import { followedRow, isFlashStep, rowsAt, type Run } from './model';
@@ -58,8 +58,9 @@ interface Rect { x: number; y: number; width: number; height: number }
 // A block held in SRAM: a green frame with a soft glow, an HTML box over the drawing placed by a
 // transform. Moving it from block to block is then a transform transition, which the compositor
 // runs; an SVG frame's x and y transition restyled and repainted the stage on every frame of it.
-function SramFrame({ x, y, width, height }: Rect) {
-  return <div class="sram-frame" aria-hidden="true"
+// Steps in quick succession make it jump instead (useSnap), as the counters' values do.
+function SramFrame({ x, y, width, height, snap }: Rect & { snap: boolean }) {
+  return <div class={snap ? 'sram-frame snap' : 'sram-frame'} aria-hidden="true"
     style={{ transform: `translate(${x - 1.5}px, ${y - 1.5}px)`, width: `${width + 3}px`, height: `${height + 3}px` }} />;
 }
 
@@ -138,6 +139,7 @@ export function Stage({ run, at, width, onSeek }: { run: Run; at: number; width:
   const c = L.cell;
   const flash = isFlashStep(s);
   const canvas = useRef<HTMLCanvasElement>(null);
+  const snap = useSnap(at);
   const pulse = useRef<SVGRectElement>(null);
   const tooltip = useRef<HTMLTitleElement>(null);  // Preact types <title> as the HTML element
 
@@ -270,12 +272,12 @@ export function Stage({ run, at, width, onSeek }: { run: Run; at: number; width:
         </g>
       </svg>
       {/* On-chip frames: the tile in the score matrix, and the blocks of Q, O, K and V */}
-      {onChipTile && <SramFrame key="tile" x={L.gridX + s.colBegin * c} y={L.gridY + s.rowBegin * c} width={(s.colEnd - s.colBegin) * c} height={(s.rowEnd - s.rowBegin) * c} />}
-      {onChipRows && <SramFrame key="q" x={L.labelW} y={L.gridY + s.rowBegin * c} width={L.band} height={rows * c} />}
+      {onChipTile && <SramFrame key="tile" snap={snap} x={L.gridX + s.colBegin * c} y={L.gridY + s.rowBegin * c} width={(s.colEnd - s.colBegin) * c} height={(s.rowEnd - s.rowBegin) * c} />}
+      {onChipRows && <SramFrame key="q" snap={snap} x={L.labelW} y={L.gridY + s.rowBegin * c} width={L.band} height={rows * c} />}
       {onChipRows && L.wide && (s.kind === 'tile' || s.kind === 'write_o' || s.kind === 'pv_tile' || s.kind === 'skip' || s.kind === 'load_q') &&
-        <SramFrame key="o" x={L.oX} y={L.gridY + s.rowBegin * c} width={L.band} height={rows * c} />}
-      {onChipK && <SramFrame key="k" x={L.gridX + s.colBegin * c} y={L.kY} width={cols * c} height={L.band} />}
-      {onChipV && <SramFrame key="v" x={L.gridX + s.colBegin * c} y={L.vY} width={cols * c} height={L.band} />}
+        <SramFrame key="o" snap={snap} x={L.oX} y={L.gridY + s.rowBegin * c} width={L.band} height={rows * c} />}
+      {onChipK && <SramFrame key="k" snap={snap} x={L.gridX + s.colBegin * c} y={L.kY} width={cols * c} height={L.band} />}
+      {onChipV && <SramFrame key="v" snap={snap} x={L.gridX + s.colBegin * c} y={L.vY} width={cols * c} height={L.band} />}
       {state && L.stats && rows > 0 && <p class="visually-hidden">
         {Array.from({ length: Math.min(rows, 16) }, (_, k) => {
           const r = s.rowBegin + k;

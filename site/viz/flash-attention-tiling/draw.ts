@@ -4,7 +4,7 @@
 // few hundred SVG nodes; what moves with a transition (the SRAM frames, the flashes of HBM
 // transfers) and the labels are drawn over them (Stage.tsx).
 import { CELL_STYLE, type CellState } from '../shared/AttentionGrid';
-import { growingContext } from '../shared/canvas';
+import { copyText, growingContext, offPageContext } from '../shared/canvas';
 import { fmt } from '../shared/format';
 import { colors } from '../shared/theme';
 import type { Layout } from './Stage';
@@ -163,18 +163,21 @@ export function paintStep(canvas: HTMLCanvasElement, L: Layout, p: GridPaint) {
     g.roundRect(L.oX + L.band + 2, y0 + s.focusRow * c + 1, 2 * STATS_COL + 4, c - 2, 4);
     g.fillStyle = 'rgba(251, 191, 36, 0.08)'; g.fill();
     g.strokeStyle = 'rgba(251, 191, 36, 0.55)'; g.lineWidth = 1; g.stroke();
-    g.textAlign = 'end'; g.textBaseline = 'middle';
+    // The numbers are set off the page (offPageContext) and copied in.
+    const w = 2 * STATS_COL, t = offPageContext(w, side);
+    t.textAlign = 'end'; t.textBaseline = 'middle';
     // The rows this step changed in bold amber, the rest plain, each set under one font: assigning
     // a font that differs from the current one re-parses and resolves it (most of a step's paint
     // time when the two alternated row by row).
     const row = (r: number) => {
-      const y = y0 + (r + 0.5) * c;
-      g.fillText(fmt(s.m[r], 2), L.statsX + STATS_COL - 6, y);
-      g.fillText(fmt(s.l[r], 2), L.statsX + 2 * STATS_COL - 6, y);
+      const y = (r + 0.5) * c;
+      t.fillText(fmt(s.m[r], 2), STATS_COL - 6, y);
+      t.fillText(fmt(s.l[r], 2), 2 * STATS_COL - 6, y);
     };
-    g.font = `400 11px ${s.font}`; g.fillStyle = colors.textMuted;
+    t.font = `400 11px ${s.font}`; t.fillStyle = colors.textMuted;
     for (let r = 0; r < n; r++) if (r < s.changedBegin || r >= s.changedEnd) row(r);
-    g.font = `650 11px ${s.font}`; g.fillStyle = '#fbbf24';
+    t.font = `650 11px ${s.font}`; t.fillStyle = '#fbbf24';
     for (let r = s.changedBegin; r < s.changedEnd; r++) row(r);
+    copyText(g, L.statsX, y0, w, side);
   }
 }

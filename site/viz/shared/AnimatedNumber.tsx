@@ -8,10 +8,8 @@
 // key) snaps: a glide would trail the reader, and each frame of one rewrites and re-lays out text.
 import { useLayoutEffect, useRef } from 'preact/hooks';
 import { fmt } from './format';
-import { reducedMotion, themeEase as ease } from './motion';
+import { GLIDE_MS, themeEase as ease, useSnap } from './motion';
 import { setText } from './setText';
-
-const GLIDE_MS = 450;
 
 export function AnimatedNumber({ value, digits = 3, format, class: className }: {
   value: number; digits?: number; format?: (v: number) => string; class?: string;
@@ -19,14 +17,12 @@ export function AnimatedNumber({ value, digits = 3, format, class: className }: 
   const text = (v: number) => (format ? format(v) : fmt(v, digits));
   const ref = useRef<HTMLSpanElement>(null);
   const shown = useRef(value);
-  const changed = useRef(-Infinity);  // when the value last changed (performance.now())
+  const snap = useSnap(value);
   useLayoutEffect(() => {
     const el = ref.current!;
     const from = shown.current;
     const start = performance.now();
-    const rapid = start - changed.current < GLIDE_MS;
-    changed.current = start;
-    if (rapid || reducedMotion.value || !Number.isFinite(from) || !Number.isFinite(value) || from === value) {
+    if (snap || !Number.isFinite(from) || !Number.isFinite(value) || from === value) {
       shown.current = value;
       setText(el, text(value));
       return;

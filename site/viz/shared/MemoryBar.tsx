@@ -12,7 +12,7 @@
 import { useEffect, useRef } from 'preact/hooks';
 import { AnimatedNumber } from './AnimatedNumber';
 import { fmtBytes } from './format';
-import { reducedMotion } from './motion';
+import { reducedMotion, useSnap } from './motion';
 
 export interface MemoryBarProps {
   label: string;
@@ -30,6 +30,8 @@ export function MemoryBar({ label, bytes, capacity, scale, color = 'var(--active
   const last = useRef(bytes);
   const full = capacity ?? scale ?? 0;
   const fraction = full > 0 ? Math.min(Math.max(bytes / full, 0), 1) : 0;
+  // The fill glides as the counter does, and snaps when the counter does (useSnap).
+  const snap = useSnap(bytes);
 
   // The flash is an opacity animation of a layer over the track: the compositor runs it, with no
   // repaint per frame (a filter or box-shadow animation would repaint the bar on every frame).
@@ -52,7 +54,7 @@ export function MemoryBar({ label, bytes, capacity, scale, color = 'var(--active
       </div>
       <div class="memory-bar-track" role="meter" aria-label={label}
         aria-valuemin={0} aria-valuemax={full || undefined} aria-valuenow={bytes} aria-valuetext={fmtBytes(bytes)}>
-        <div class="memory-bar-fill" style={{ transform: `scaleX(${fraction})`, background: color }} />
+        <div class="memory-bar-fill" style={{ transform: `scaleX(${fraction})`, background: color, transition: snap ? 'none' : undefined }} />
         <div class="memory-bar-flash" ref={flashRef} style={{ background: color }} />
       </div>
       {note && <div class="memory-bar-note">{note}</div>}

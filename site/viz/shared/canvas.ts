@@ -45,6 +45,28 @@ export function growingContext(canvas: HTMLCanvasElement, width: number, height:
   return g;
 }
 
+let offPage: HTMLCanvasElement | null = null;
+/**
+ * A cleared context, in CSS pixels over width x height, of a canvas outside the page, for text that
+ * is then copied onto a canvas in the page with drawImage (copyText). Assigning a font to a canvas
+ * in the page makes Chromium bring the page's pending style changes up to date at that moment: in a
+ * render, that is a restyle in the middle of the render's DOM changes, and another after them. A
+ * canvas outside the page resolves its font alone. One canvas serves every caller, so its text must
+ * be copied before the next call.
+ */
+export function offPageContext(width: number, height: number): CanvasRenderingContext2D {
+  offPage ??= document.createElement('canvas');
+  const g = cssPixelContext(offPage, width, height);
+  g.clearRect(0, 0, width, height);
+  return g;
+}
+
+/** Copies what offPageContext(width, height) drew onto `g` at (x, y), in g's CSS pixels. */
+export function copyText(g: CanvasRenderingContext2D, x: number, y: number, width: number, height: number) {
+  const dpr = pixelRatio();
+  g.drawImage(offPage!, 0, 0, Math.round(width * dpr), Math.round(height * dpr), x, y, width, height);
+}
+
 let family: string | null = null;
 /**
  * The page's font family, for canvas text set beside the page's own. Read once: reading a computed

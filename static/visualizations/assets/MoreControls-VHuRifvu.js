@@ -1,1 +1,0 @@
-import{b as e,v as t}from"./hashState-B9OTNcPZ.js";var n=({children:n})=>e(t,{more:`More controls`,fewer:`Fewer controls`,class:`secondary`,children:n});export{n as t};

@@ -1,1 +1,0 @@
-import{A as e,O as t,k as n}from"./hashState-B9OTNcPZ.js";function r(r=640){let i=n(null),[a,o]=e(r);return t(()=>{let e=i.current;if(!e)return;let t=e=>{e>=1&&o(Math.round(e))};t(e.getBoundingClientRect().width);let n=new ResizeObserver(([e])=>t(e.contentRect.width));return n.observe(e),()=>n.disconnect()},[]),[i,a]}export{r as t};
