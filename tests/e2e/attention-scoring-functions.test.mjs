@@ -28,14 +28,33 @@ const fmt = (x, d) => x.toFixed(d).replace(/^-/, '−');
 const fmtVariance = (v) => fmt(v, v >= 100 ? 0 : v >= 10 ? 1 : 3);
 const fmtSmall = (x) => (x > 0.99 ? fmt(x, 3) : x >= 0.01 || x === 0 ? fmt(x, 2) : x.toPrecision(2));
 
+// The tallest bar each panel paints, as a fraction of the bar area's height (the canvas spans the
+// three panels' bar areas, which start 40 px down and end at its bottom; a panel is a third of its
+// width, gaps included).
+const paintedPeaks = (page) => page.locator('canvas.bars').evaluate((c) => {
+  const k = c.width / parseFloat(c.style.width), cssH = parseFloat(c.style.height), barH = cssH - 40;
+  const copy = Object.assign(document.createElement('canvas'), { width: c.width, height: c.height }).getContext('2d');
+  copy.drawImage(c, 0, 0);
+  const px = copy.getImageData(0, 0, c.width, c.height).data;
+  return [0, 1, 2].map((i) => {
+    for (let y = 0; y < c.height; y++) {
+      for (let x = Math.floor((i * c.width) / 3); x < Math.floor(((i + 1) * c.width) / 3); x++) if (px[4 * (y * c.width + x) + 3] > 0) return (cssH - y / k) / barH;
+    }
+    return 0;
+  });
+});
+
 async function assertShows(page, rows, step) {
   const row = rows[step];
+  const peaks = await paintedPeaks(page);
   assert.equal(await page.getByTestId('dk').textContent(), String(row.dim));
   for (const m of ['additive', 'dot', 'scaled']) {
     const s = row[m];
     // Bars: this draw's 16 softmax weights, exactly.
-    const drawn = await page.getByTestId(`bars-${m}`).locator('rect').evaluateAll((rs) => rs.map((r) => Number(r.dataset.weight)));
+    const drawn = JSON.parse(await page.locator('canvas.bars').getAttribute('data-weights'))[m];
     assert.deepEqual(drawn, Array.from(s.firstWeights), `${m} bars at d_k = ${row.dim}`);
+    const peak = Math.max(...s.firstWeights), painted = peaks[['additive', 'dot', 'scaled'].indexOf(m)];
+    assert.ok(Math.abs(painted - Math.max(peak, 0.005)) < 0.02, `${m}: the tallest bar painted is ${painted} of the area, its weight ${peak}`);
     assert.equal(await page.getByTestId(`top-${m}`).textContent(), fmtSmall(Math.max(...s.firstWeights)));
     assert.match(await page.getByTestId(`variance-${m}`).textContent(), new RegExp(`${fmtVariance(s.variance)}$`));
     assert.match(await page.getByTestId(`entropy-${m}`).textContent(), new RegExp(`${fmt(s.entropy, 2)} nats$`));

@@ -1,8 +1,10 @@
 // The figure's drawing: the three score functions side by side, each with the softmax weights of
 // one draw of 16 keys as bars (the saturation: one bar takes everything) and its statistics over
-// many draws, and under them the norm of the softmax's Jacobian against d_k for all three (the
+// many draws (the bars on a canvas over the drawing), and under them the norm of the softmax's Jacobian against d_k for all three (the
 // gradient that reaches the scores, vanishing for the unscaled dot product). Drawn in CSS pixels
 // at the element's width, so the text keeps its size on a phone.
+import { useLayoutEffect, useRef } from 'preact/hooks';
+import { cssPixelContext } from '../shared/canvas';
 import { fmt } from '../shared/format';
 import { useWidth } from '../shared/useWidth';
 import { METHOD_COLORS } from './colors';
@@ -21,21 +23,13 @@ function Panel({ method, example, step, x, width, narrow, barTop, barH }: {
   const slot = width / w.length;
   const top = w.indexOf(Math.max(...w));
   const base = barTop + barH;
-  const color = METHOD_COLORS[method];
   const labelX = Math.min(Math.max(x + (top + 0.5) * slot, x + 14), x + width - 14);
   const line = (i: number) => base + 16 + i * (narrow ? 15 : 16);
   return (
     <g data-testid={`panel-${method}`}>
-      <text x={x} y={14} class="panel-title" fill={color}>{METHOD_NAMES[method]}</text>
+      <text x={x} y={14} class="panel-title" fill={METHOD_COLORS[method]}>{METHOD_NAMES[method]}</text>
       <text x={x} y={30} class="formula">{METHOD_FORMULAS[method]}</text>
       <rect x={x} y={barTop} width={width} height={barH} class="bar-area" />
-      <g data-testid={`bars-${method}`}>
-        {Array.from(w, (p, j) => {
-          const h = Math.max(p * barH, 0.5);
-          return <rect key={j} class="bar" x={x + j * slot + slot * 0.15} width={slot * 0.7} y={base - h} height={h}
-            fill={color} fill-opacity={j === top ? 1 : 0.55} data-weight={p} />;
-        })}
-      </g>
       <text x={labelX} y={Math.max(base - w[top] * barH - 4, barTop + 11)} class="top-label" text-anchor="middle" data-testid={`top-${method}`}>
         {fmtSmall(w[top])}
       </text>
@@ -83,11 +77,38 @@ function GradientChart({ example, step, y0, width, height, narrow }: {
   );
 }
 
+// The bars of all three panels, painted on one canvas over the panels' areas: 48 SVG rectangles
+// changing height on every step were most of a step's layout. The weights drawn are listed in
+// data-weights, by method.
+function Bars({ example, step, panelX, panelW, barTop, barH, width }: {
+  example: Example; step: number; panelX: (i: number) => number; panelW: number; barTop: number; barH: number; width: number;
+}) {
+  const canvas = useRef<HTMLCanvasElement>(null);
+  const weights = METHODS.map((m) => example.rows[step].stats[m].firstWeights);
+  useLayoutEffect(() => {
+    const g = cssPixelContext(canvas.current!, width, barTop + barH);
+    g.clearRect(0, 0, width, barTop + barH);
+    weights.forEach((w, i) => {
+      const slot = panelW / w.length, top = w.indexOf(Math.max(...w)), base = barTop + barH;
+      g.fillStyle = METHOD_COLORS[METHODS[i]];
+      w.forEach((p, j) => {
+        const h = Math.max(p * barH, 0.5);
+        g.globalAlpha = j === top ? 1 : 0.55;
+        g.fillRect(panelX(i) + j * slot + slot * 0.15, base - h, slot * 0.7, h);
+      });
+    });
+    g.globalAlpha = 1;
+  });
+  return <canvas ref={canvas} class="bars" aria-hidden="true" style={{ width: `${width}px`, height: `${barTop + barH}px` }}
+    data-weights={JSON.stringify(Object.fromEntries(METHODS.map((m, i) => [m, Array.from(weights[i])])))} />;
+}
+
 export function Drawing({ example, step }: { example: Example; step: number }) {
   const [ref, width] = useWidth<HTMLDivElement>();
   const narrow = width < 640;
   const gap = narrow ? 10 : 24;
   const panelW = Math.max((width - 2 * gap) / 3, 16);  // (a frame not yet laid out may measure 0)
+  const panelX = (i: number) => i * (panelW + gap);
   const barTop = 40, barH = narrow ? 72 : 100;
   const panelsH = barTop + barH + 16 + 2 * (narrow ? 15 : 16) + 8;
   const chartH = narrow ? 128 : 150;
@@ -98,10 +119,11 @@ export function Drawing({ example, step }: { example: Example; step: number }) {
       <svg width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img" class="scoring"
         aria-label={`Softmax weights of 16 keys under the three score functions at d_k = ${d}, and the gradient through the softmax against d_k`}>
         {METHODS.map((m, i) => (
-          <Panel key={m} method={m} example={example} step={step} x={i * (panelW + gap)} width={panelW} narrow={narrow} barTop={barTop} barH={barH} />
+          <Panel key={m} method={m} example={example} step={step} x={panelX(i)} width={panelW} narrow={narrow} barTop={barTop} barH={barH} />
         ))}
         <GradientChart example={example} step={step} y0={panelsH} width={width} height={chartH} narrow={narrow} />
       </svg>
+      <Bars example={example} step={step} panelX={panelX} panelW={panelW} barTop={barTop} barH={barH} width={width} />
     </div>
   );
 }
