@@ -1,8 +1,9 @@
 // The figure's drawing: the three score functions side by side, each with the softmax weights of
-// one draw of 16 keys as bars (the saturation: one bar takes everything) and its statistics over
-// many draws (the bars on a canvas over the drawing), and under them the norm of the softmax's Jacobian against d_k for all three (the
-// gradient that reaches the scores, vanishing for the unscaled dot product). Drawn in CSS pixels
-// at the element's width, so the text keeps its size on a phone.
+// one draw of 16 keys as bars (the saturation: one bar takes everything; the bars are painted on a
+// canvas over the drawing) and its statistics over many draws, and under them the norm of the
+// softmax's Jacobian against d_k for all three (the gradient that reaches the scores, vanishing
+// for the unscaled dot product). Drawn in CSS pixels at the element's width, so the text keeps its
+// size on a phone.
 import { useLayoutEffect, useRef } from 'preact/hooks';
 import { cssPixelContext } from '../shared/canvas';
 import { fmt } from '../shared/format';
