@@ -2,14 +2,15 @@
 // Decode on the CPU: one new token's attention over a long KV cache, the step that dominates
 // serving (Part 4). It reads every cached K/V row once and does about two multiply-adds per element
 // read per query head, so its speed limit is memory bandwidth, measured here in the same run.
-// For the shapes and contexts of decode_shapes.hpp, one sequence:
-//   cpu/stream_read/<model>        a streaming read of the same K/V bytes: the bandwidth ceiling
-//   cpu/decode_paged/<model>       attn::paged_decode_fast over a shuffled pool of 16-token blocks
-//   cpu/decode_contiguous/<model>  the same kernel over the cache stored contiguously (one block)
-// Every timed iteration starts with the K/V bytes evicted from the CPU's caches, as a layer's cache
-// is in a model (decode_benchmarks.cpp, evict_caches). Each decode layout is checked against
-// attn::sdpa in double before its first timed run. Counters:
-// bytes/s of K/V read, N (context), d, q_heads, kv_heads, check_error.
+// For the shapes and contexts of decode_shapes.hpp, one sequence, one run cpu/decode/<model> times
+// three reads in turn inside every iteration (decode_benchmarks.cpp, decode_benchmark):
+//   stream      a streaming read of the same K/V bytes: the bandwidth ceiling
+//   paged       attn::paged_decode_fast over a shuffled pool of 16-token blocks
+//   contiguous  the same kernel over the cache stored contiguously (one block)
+// Every read starts with the K/V bytes evicted from the CPU's caches, as a layer's cache is in a
+// model (evict_caches). Both layouts are checked against attn::sdpa in double before the first
+// timed read. Counters: stream_bytes/s, paged_bytes/s and contiguous_bytes/s of K/V read (each from
+// its median read), N (context), d, q_heads, kv_heads, check_error (the larger of the two layouts').
 #include <cstddef>
 #include <ostream>
 #include <string>

@@ -4,7 +4,7 @@
 # architectures -- rather than leaving the reader with Google Benchmark's library_build_type.
 #   cmake -DBENCH=<bench_attention> -DBUILD_TYPE=<type> -DTYPE_FLAGS=<flags> -DCUDA=<ON|OFF> -P check_attention_build.cmake
 execute_process(
-  COMMAND ${BENCH} "--benchmark_filter=^cpu/stream_read/llama3-8b/N:1024/" --benchmark_min_time=0.01 --benchmark_format=json
+  COMMAND ${BENCH} "--benchmark_filter=^cpu/sgemm_qk/N:512/d:64/" --benchmark_min_time=0.01 --benchmark_format=json
   OUTPUT_VARIABLE json ERROR_VARIABLE log RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "bench_attention failed (${rc}): ${log}")

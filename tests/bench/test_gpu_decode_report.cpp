@@ -20,7 +20,7 @@ MeasuredRun run(const std::string& family, double batch, double context, double 
 }
 
 const std::vector<MeasuredRun> kRuns{
-    run("cpu/decode_paged/llama3-8b", 1, 1024, 1e9, NAN),  // a CPU decode run: not in the table
+    run("cpu/decode/llama3-8b", 1, 1024, 1e9, NAN),  // a CPU decode run: not in the table
     run("cuda/decode_fp16_paged16/llama3-8b", 8, 8192, 1.5e12, 75),
     run("cuda/decode_fp16_contiguous/llama3-8b", 8, 8192, 1.6e12, 80),
     run("cuda/decode_fp16_paged16/llama3-8b", 1, 8192, 0.4e12, 20),       // no contiguous run at batch 1
