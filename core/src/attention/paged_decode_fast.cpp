@@ -113,14 +113,15 @@ std::size_t gather(const Tensor4<float>& key_pool, const Tensor4<float>& value_p
 // Asks for columns [x0, x1) of rows [j0, j1) ahead of their use. Paged blocks are scattered
 // through the pool, so the hardware prefetcher loses the stream at every block boundary; the walk
 // asks for the next (chunk, head) step's rows a few at a time from inside the current step's
-// loops: a burst of a whole step's ~1,000 lines before it overflows the core's miss buffers and
-// stalls. The lines are asked into L2 (prefetcht1), not L1: measured on Zen 4 (2 threads, cold
-// caches, 32k tokens), Llama-3-8B 11.6 -> 21.6 GB/s and 70B 13.5 -> 18.3 GB/s against asking into
-// L1; into L3 only was about the same as L2, non-temporal no better than L1. Also measured, and
-// slower (Zen 5, into L1): the burst above (also on Zen 4, into L2), asking for every 4th or 8th row only (the hardware
-// does not pick up the rest), a real load per row to warm the TLB, a chunk of 32 keys, and no
-// prefetching of a contiguous cache. Not kept (Zen 4): a chunk of 128 keys (no change), and
-// spreading a large group's requests over all its passes of heads (within noise).
+// loops: a burst of a whole step's ~1,000 lines overflows the core's miss buffers and stalls.
+// The lines are asked into L2 (prefetcht1), not L1: measured on Zen 4 (2 threads, cold caches,
+// 32k tokens), Llama-3-8B 11.6 -> 21.6 GB/s and 70B 13.5 -> 18.3 GB/s against asking into L1;
+// into L3 only was about the same as L2, non-temporal no better than L1.
+// Measured and slower: the burst (Zen 5 into L1, Zen 4 into L2); asking for every 4th or 8th row
+// only, which the hardware does not complete (Zen 5); a real load per row to warm the TLB (Zen 5),
+// or one per 4 KiB page (Zen 4, 25-30% slower); a chunk of 32 keys and no prefetching of a
+// contiguous cache (Zen 5). No gain (Zen 4): a chunk of 128 keys, and spreading a large group's
+// requests over all its passes of heads.
 void prefetch_rows(const float* const* rows, std::size_t j0, std::size_t j1, std::size_t x0, std::size_t x1) {
 #if defined(__x86_64__)
     constexpr std::size_t kLine = 64 / sizeof(float);
