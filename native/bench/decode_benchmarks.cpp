@@ -148,10 +148,10 @@ std::size_t last_level_cache_bytes() {
 
 // In a model, a layer's KV cache is cold when its decode step starts: every other layer's cache
 // and weights (gigabytes) have passed through the CPU's caches since the layer was last read. So
-// before each timed iteration, untimed, every thread reads a buffer twice the size of the
-// last-level cache. Without it, a cache a small multiple of the L3 (8k tokens of Llama 3 = 64 MiB
-// against 32 MiB) is partly still cached from the iteration before -- more for the streaming
-// read, which a victim L3 favours, than for the decode kernel -- which no model in service sees.
+// before each timed read, untimed, every thread reads a buffer twice the size of the last-level
+// cache. Without it, a cache a small multiple of the L3 (8k tokens of Llama 3 = 64 MiB against
+// 32 MiB) is partly still cached from the read before -- more for the streaming read, which a
+// victim L3 favours, than for the decode kernel -- which no model in service sees.
 void evict_caches() {
     static const std::vector<float> buffer(2 * last_level_cache_bytes() / sizeof(float), 1.0f);
     parallel_read({&buffer});
