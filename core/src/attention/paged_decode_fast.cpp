@@ -119,7 +119,7 @@ std::size_t gather(const Tensor4<float>& key_pool, const Tensor4<float>& value_p
 // into L3 only was about the same as L2, non-temporal no better than L1.
 // Measured and slower: the burst (Zen 5 into L1, Zen 4 into L2); asking for every 4th or 8th row
 // only, which the hardware does not complete (Zen 5); a real load per row to warm the TLB (Zen 5),
-// or one per 4 KiB page (Zen 4, 25-30% slower); a chunk of 32 keys and no prefetching of a
+// or one per 4 KiB page (Zen 4, 17-30% slower); a chunk of 32 keys and no prefetching of a
 // contiguous cache (Zen 5). No gain (Zen 4): a chunk of 128 keys, and spreading a large group's
 // requests over all its passes of heads.
 void prefetch_rows(const float* const* rows, std::size_t j0, std::size_t j1, std::size_t x0, std::size_t x1) {
