@@ -57,6 +57,7 @@ std::vector<SparsePattern> patterns_for(std::size_t n, std::uint64_t seed) {
             longformer_pattern(2, 5, 2),
             longformer_pattern(5, n + 1, n + 2),
             longformer_pattern(2, 3, n + 1),
+            longformer_pattern(n + 7, 1, 2),  // a window reaching past N in steps of 2
             longformer_pattern(3, n / 3 + 1, 2),  // globals spanning several pixels
             fixed_pattern(n, std::min<std::size_t>(n, 2)),  // one block: causal, nothing earlier
             bigbird_pattern(4, 1, 1, 2, seed),

@@ -104,7 +104,13 @@ Diagonals pattern_diagonals(const SparsePattern& p, std::size_t n) {
             return {{{0, l, 1}, {2 * l, len - 1, l}}, 2};
         }
         case PatternKind::longformer: {
-            const i64 d = static_cast<i64>(p.dilation), reach = static_cast<i64>(p.one_sided_window) * d;
+            // Only the window's diagonals within len + 1 of the main one: no cell lies beyond
+            // |m| = len - 1, and every sum over the diagonals (diagonal_cells, diagonal_ramp at
+            // differences of two edges in [-len, len + 1]) gains nothing from them but terms that
+            // cancel. Unclamped, a window of 2^24 at dilation 2^24 put offsets of 2^48 into
+            // progression_sum's products, past 64 bits.
+            const i64 d = static_cast<i64>(p.dilation);
+            const i64 reach = std::min(static_cast<i64>(p.one_sided_window), (len + 1) / d) * d;
             return {{{-reach, reach, d}, {}}, 1};
         }
         case PatternKind::dense:
