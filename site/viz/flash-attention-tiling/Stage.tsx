@@ -1,9 +1,9 @@
 // The stage: Q on the left, Kᵀ and Vᵀ on top, the N x N score matrix in blocks, and (when there
 // is room) the output O with each row's m and ℓ on the right. The blocks in SRAM are framed in
 // green; each step's HBM transfers flash on the matrix they touch (reads blue, writes red).
-// The cells are painted on two canvases (draw.ts): the inputs once per configuration, the rest per
-// step. An SVG over them holds the labels, the flashes and one transparent rectangle per block for
-// the pointer; the SRAM frames are HTML boxes over it all (SramFrame); a visually hidden line gives
+// The cells are painted on two canvases (draw.ts): the inputs with the block labels and row numbers
+// once per configuration, the rest per step. An SVG over them holds the band labels, the flashes
+// and one transparent rectangle per block for the pointer; the SRAM frames are HTML boxes over it all (SramFrame); a visually hidden line gives
 // the current rows' m and ℓ as text.
 import { Component } from 'preact';
 import { useLayoutEffect, useRef } from 'preact/hooks';
@@ -13,7 +13,7 @@ import { pageFontFamily } from '../shared/canvas';
 import { fmt } from '../shared/format';
 import { reducedMotion, useSnap } from '../shared/motion';
 import { colors } from '../shared/theme';
-import { maxAbs, paintInputs, paintStep, STATS_COL, stepArea, type GridPaint } from './draw';
+import { maxAbs, paintBlockLabels, paintInputs, paintStep, STATS_COL, stepArea, type GridPaint } from './draw';
 import { followedRow, isFlashStep, rowsAt, type Run } from './model';
 
 const BAND = 2.5;          // thickness of the Q, Kᵀ, Vᵀ and O bands, in cells
@@ -66,50 +66,37 @@ function SramFrame({ x, y, width, height, snap }: Rect & { snap: boolean }) {
 
 const sameLayout = (a: Layout, b: Layout) => (Object.keys(a) as (keyof Layout)[]).every((k) => a[k] === b[k]);
 
-// What changes only with the configuration and the layout: the labels, and the canvas of the Q, Kᵀ
-// and Vᵀ heat maps. Skipped on every step, so a step diffs only what the step changed; new block
-// sizes relabel the blocks but leave the heat maps, which depend on Q, K, V and the layout alone,
-// as they are painted.
+// What changes only with the configuration and the layout: the band labels, and the canvas of the
+// Q, Kᵀ and Vᵀ heat maps with the block labels and row numbers. Skipped on every step, so a step
+// diffs only what the step changed.
 class StageFixed extends Component<{ run: Run; L: Layout }> {
   shouldComponentUpdate(next: { run: Run; L: Layout }) {
     const a = this.props, c = a.run.config, nc = next.run.config;
     return next.run.q !== a.run.q || nc.n !== c.n || nc.d !== c.d || nc.br !== c.br || nc.bc !== c.bc || !sameLayout(next.L, a.L);
   }
   canvas = { current: null as HTMLCanvasElement | null };
-  paint() {
-    const { run, L } = this.props, { n, d } = run.config, c = L.cell, fw = L.band / d;
+  // The heat maps and the labels, or (new block sizes alone) the labels.
+  paint(labelsOnly: boolean) {
+    const el = this.canvas.current;
+    if (!el) return;
+    const { run, L } = this.props, { n, d, br, bc } = run.config, c = L.cell, fw = L.band / d;
+    const blocks = { n, br, bc, tr: run.tr, tc: run.tc, font: pageFontFamily() };
+    if (labelsOnly) return paintBlockLabels(el, L, blocks);
     const scale = Math.max(maxAbs(run.q), maxAbs(run.k), maxAbs(run.v));
-    if (this.canvas.current) paintInputs(this.canvas.current, L, [
+    paintInputs(el, L, [
       { values: run.q, rows: n, cols: d, x: L.labelW, y: L.gridY, cw: fw, ch: c, color: colors.heads[0], scale },
       { values: run.k, rows: n, cols: d, x: L.gridX, y: L.kY, cw: c, ch: fw, color: colors.heads[1], transpose: true, scale },
       { values: run.v, rows: n, cols: d, x: L.gridX, y: L.vY, cw: c, ch: fw, color: colors.heads[3], transpose: true, scale },
-    ]);
+    ], blocks);
   }
-  componentDidMount() { this.paint(); }
+  componentDidMount() { this.paint(false); }
   componentDidUpdate(prev: { run: Run; L: Layout }) {
     const { run, L } = this.props;
-    if (run.q !== prev.run.q || run.k !== prev.run.k || run.v !== prev.run.v || !sameLayout(L, prev.L)) this.paint();
+    this.paint(run.q === prev.run.q && run.k === prev.run.k && run.v === prev.run.v && sameLayout(L, prev.L));
   }
   render({ run, L }: { run: Run; L: Layout }) {
     const { n, br, bc } = run.config;
     const c = L.cell;
-    const qBlockLabels = [];
-    for (let i = 0; i < run.tr; i++) {
-      const y = L.gridY + (i * br + Math.min(n - i * br, br) / 2) * c;
-      if (Math.min(n - i * br, br) * c >= 12) qBlockLabels.push(<text key={i} x={2} y={y} class="block-label" dominant-baseline="middle">Q{i + 1}</text>);
-    }
-    // Row numbers (1-based, as the narration counts) when rows are tall enough to label.
-    const rowNumbers = [];
-    if (c >= 16) {
-      for (let r = 0; r < n; r++) rowNumbers.push(<text key={r} x={L.labelW - 5} y={L.gridY + (r + 0.5) * c} class="row-number" text-anchor="end" dominant-baseline="middle">{r + 1}</text>);
-    }
-    // K/V block labels: "K3 V3" when it fits over the block, "3" when only that fits, else none.
-    const kBlockLabels = [];
-    for (let j = 0; j < run.tc; j++) {
-      const w = Math.min(n - j * bc, bc) * c;
-      const text = [`K${j + 1} V${j + 1}`, `${j + 1}`].find((t) => t.length * 6.5 + 4 <= w);
-      if (text) kBlockLabels.push(<text key={j} x={L.gridX + j * bc * c + w / 2} y={L.kY - 5} class="block-label" text-anchor="middle">{text}</text>);
-    }
     return (
       <>
       <canvas ref={this.canvas} class="stage-inputs" aria-hidden="true" />
@@ -120,9 +107,6 @@ class StageFixed extends Component<{ run: Run; L: Layout }> {
         {/* Under the grid, or, narrow, under the whole drawing, whose width it needs. */}
         <text x={L.wide ? L.gridX + (n * c) / 2 : L.width / 2} y={L.gridY + n * c + 15} class="band-label" text-anchor="middle">
           S = QKᵀ/√d <tspan class="muted-label">{n} × {n} scores in {br} × {bc} blocks</tspan></text>
-        {qBlockLabels}
-        {rowNumbers}
-        {kBlockLabels}
         {L.wide && <text x={L.oX + L.band / 2} y={L.gridY - 6} class="band-label" text-anchor="middle">O</text>}
         {L.stats && <text x={L.statsX + STATS_COL - 6} y={L.gridY - 6} class="band-label" text-anchor="end">m</text>}
         {L.stats && <text x={L.statsX + 2 * STATS_COL - 6} y={L.gridY - 6} class="band-label" text-anchor="end">ℓ</text>}

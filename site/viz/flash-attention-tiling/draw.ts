@@ -4,12 +4,13 @@
 // few hundred SVG nodes; what moves with a transition (the SRAM frames, the flashes of HBM
 // transfers) and the labels are drawn over them (Stage.tsx).
 import { CELL_STYLE, type CellState } from '../shared/AttentionGrid';
-import { copyText, growingContext, offPageContext } from '../shared/canvas';
+import { copyText, growingContext, grownContext, offPageContext } from '../shared/canvas';
 import { fmt } from '../shared/format';
 import { colors } from '../shared/theme';
 import type { Layout } from './Stage';
 
 const NEGATIVE = '#94a3b8';
+const ROW_NUMBER = '#6b7280';
 export const STATS_COL = 50;
 
 // A theme colour named as a CSS custom property (var(--text-muted)) → its value, since a canvas
@@ -59,13 +60,54 @@ function strokeRect(g: CanvasRenderingContext2D, x: number, y: number, w: number
   g.strokeRect(x, y, w, h);
 }
 
-/** The inputs, drawn once per configuration and layout: Q, Kᵀ and Vᵀ with their frames. */
-export function paintInputs(canvas: HTMLCanvasElement, L: Layout, bands: HeatMap[]) {
+export interface Blocks { n: number; br: number; bc: number; tr: number; tc: number; font: string }
+
+/** The inputs, drawn once per configuration and layout: Q, Kᵀ and Vᵀ with their frames, the
+ * blocks' labels and (when rows are tall enough) the row numbers. */
+export function paintInputs(canvas: HTMLCanvasElement, L: Layout, bands: HeatMap[], blocks: Blocks) {
   const g = growingContext(canvas, L.width, L.height);
   for (const b of bands) {
     paintHeat(g, b);
     strokeRect(g, b.x, b.y, (b.transpose ? b.rows : b.cols) * b.cw, (b.transpose ? b.cols : b.rows) * b.ch, colors.border);
   }
+  paintLabels(g, L, blocks);
+}
+
+/** The block labels and row numbers alone, for new block sizes over the same heat maps. */
+export function paintBlockLabels(canvas: HTMLCanvasElement, L: Layout, blocks: Blocks) {
+  const g = grownContext(canvas);
+  g.clearRect(0, L.gridY, L.labelW, blocks.n * L.cell);
+  g.clearRect(L.gridX, 0, blocks.n * L.cell, L.kY);
+  paintLabels(g, L, blocks);
+}
+
+// Left of Q: "Q1", "Q2", ... where a block is tall enough, and the rows' numbers (1-based, as the
+// narration counts) where a row is. Over Kᵀ: "K3 V3" where it fits over the block, "3" where only
+// that fits. Set off the page and copied in (offPageContext), as text drawn on a canvas of the page
+// would restyle the page mid-render; canvas, not SVG text, since a new N or block size re-lays out
+// every label, which as SVG text cost a change of N about a millisecond of layout.
+function paintLabels(g: CanvasRenderingContext2D, L: Layout, { n, br, bc, tr, tc, font }: Blocks) {
+  const c = L.cell, side = n * c;
+  const left = offPageContext(L.labelW, side);
+  left.textBaseline = 'middle';
+  left.font = `600 10.5px ${font}`; left.fillStyle = colors.textMuted; left.textAlign = 'start';
+  for (let i = 0; i < tr; i++) {
+    const rows = Math.min(n - i * br, br);
+    if (rows * c >= 12) left.fillText(`Q${i + 1}`, 2, (i * br + rows / 2) * c);
+  }
+  if (c >= 16) {
+    left.font = `400 9.5px ${font}`; left.fillStyle = ROW_NUMBER; left.textAlign = 'end';
+    for (let r = 0; r < n; r++) left.fillText(String(r + 1), L.labelW - 5, (r + 0.5) * c);
+  }
+  copyText(g, 0, L.gridY, L.labelW, side);
+  const top = offPageContext(side, L.kY);
+  top.font = `600 10.5px ${font}`; top.fillStyle = colors.textMuted; top.textAlign = 'center'; top.textBaseline = 'alphabetic';
+  for (let j = 0; j < tc; j++) {
+    const w = Math.min(n - j * bc, bc) * c;
+    const text = [`K${j + 1} V${j + 1}`, `${j + 1}`].find((t) => t.length * 6.5 + 4 <= w);
+    if (text) top.fillText(text, j * bc * c + w / 2, L.kY - 5);
+  }
+  copyText(g, L.gridX, 0, side, L.kY);
 }
 
 export interface GridPaint {

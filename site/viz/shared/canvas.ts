@@ -45,6 +45,17 @@ export function growingContext(canvas: HTMLCanvasElement, width: number, height:
   return g;
 }
 
+/**
+ * The 2-D context of a canvas that growingContext sized, drawing in CSS pixels and not cleared, to
+ * redraw part of what it holds.
+ */
+export function grownContext(canvas: HTMLCanvasElement): CanvasRenderingContext2D {
+  const g = canvas.getContext('2d')!;
+  const dpr = pixelRatio();
+  g.setTransform(dpr, 0, 0, dpr, 0, 0);
+  return g;
+}
+
 let offPage: HTMLCanvasElement | null = null;
 /**
  * A cleared context, in CSS pixels over width x height, of a canvas outside the page, for text that
@@ -52,11 +63,14 @@ let offPage: HTMLCanvasElement | null = null;
  * in the page makes Chromium bring the page's pending style changes up to date at that moment: in a
  * render, that is a restyle in the middle of the render's DOM changes, and another after them. A
  * canvas outside the page resolves its font alone. One canvas serves every caller, so its text must
- * be copied before the next call.
+ * be copied before the next call. Its store only grows (the largest area asked for so far), so
+ * that a new size of drawing does not allocate a new one; copyText copies the area asked for.
  */
 export function offPageContext(width: number, height: number): CanvasRenderingContext2D {
   offPage ??= document.createElement('canvas');
-  const g = cssPixelContext(offPage, width, height);
+  const dpr = pixelRatio();
+  const g = sizedContext(offPage, Math.max(offPage.width, Math.ceil(width * dpr)), Math.max(offPage.height, Math.ceil(height * dpr)));
+  g.setTransform(dpr, 0, 0, dpr, 0, 0);
   g.clearRect(0, 0, width, height);
   return g;
 }
