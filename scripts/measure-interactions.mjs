@@ -7,7 +7,9 @@
 //
 // Usage: node scripts/measure-interactions.mjs [--cpu-slowdown k] [name ...]   (all swept figures when none is named)
 // WARM_PASSES=n times n warm passes instead of 3; the p95 of each pass shows whether the tail
-// shrinks as the browser's JavaScript compilers catch up.
+// shrinks as the browser's JavaScript compilers catch up. ROUNDS=n loads each page n times (in
+// turn with the other figures) and pools the warm passes: on a shared VM one load's p95 can move by
+// a fifth between runs of the same build, and the pooled p95 with each load's own shows by how much.
 // --cpu-slowdown k runs each page's main thread k times slower (Chromium's CPU throttling,
 // Emulation.setCPUThrottlingRate), so that the target on a slower host kind (an AMD host with AVX2
 // only is about 3x slower at these sweeps than an AVX-512 one) can be checked on a faster machine.
@@ -36,6 +38,11 @@ if (unknown.length) {
   console.error(`No sweep for ${unknown.join(', ')}; the swept figures are ${SWEEPS.map((s) => s.name).join(', ')}.`);
   process.exit(2);
 }
+const rounds = Number(process.env.ROUNDS ?? 1);
+if (!Number.isInteger(rounds) || rounds < 1 || rounds > 20) {
+  console.error(`ROUNDS must be an integer from 1 to 20 (got ${process.env.ROUNDS}).`);
+  process.exit(2);
+}
 const warmPasses = Number(process.env.WARM_PASSES ?? 3);
 if (!Number.isInteger(warmPasses) || warmPasses < 3) {
   console.error(`WARM_PASSES must be an integer of at least 3 (got ${process.env.WARM_PASSES}).`);
@@ -61,27 +68,46 @@ const rows = [];
 const machine = `${cpus().length} x ${cpus()[0]?.model.trim() ?? 'unknown CPU'} (${vectorIsa()}), Chromium ${browser.version()} ` +
   `(headless, software raster), CPU slowdown ${cpuSlowdown}x` + (cpuSlowdown > 1 ? ' (Emulation.setCPUThrottlingRate)' : '');
 console.log(`Machine: ${machine}\n`);
+// One load of a figure's page: a cold pass, the warm passes and the floor, each interaction's kind
+// and warm pass kept.
+async function measureOnce({ name, path, sweep }) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(base + path, { waitUntil: 'networkidle' });
+  if (cpuSlowdown > 1) await (await context.newCDPSession(page)).send('Emulation.setCPUThrottlingRate', { rate: cpuSlowdown });
+  const times = await sweepTimes(page, sweep, warmPasses);
+  const floor = await sweepTimes(page, floorSweep);
+  await context.close();
+  if (errors.length) throw new Error(`${name}: ${errors.join('; ')}`);
+  return { ...times, floor: floor.warm };
+}
+
 try {
-  for (const { name, path, sweep } of SWEEPS.filter((s) => !wanted.length || wanted.includes(s.name))) {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    const page = await context.newPage();
-    const errors = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(base + path, { waitUntil: 'networkidle' });
-    if (cpuSlowdown > 1) await (await context.newCDPSession(page)).send('Emulation.setCPUThrottlingRate', { rate: cpuSlowdown });
-    const { cold, warm, warmKinds, warmPass } = await sweepTimes(page, sweep, warmPasses);
-    const floor = await sweepTimes(page, floorSweep);
-    await context.close();
-    if (errors.length) throw new Error(`${name}: ${errors.join('; ')}`);
-    const kinds = p95By(warm, warmKinds).map(([kind, x]) => `${kind} ${ms(x)}`);
-    const passes = p95By(warm, warmPass).map(([, x]) => ms(x));
-    rows.push([name, String(warm.length), ms(percentile(warm, 0.5)), ms(p95(warm)), kinds.join(', '), passes.join(', '), ms(p95(cold)),
-      p95(warm) <= FRAME_MS ? 'yes' : 'no', ms(p95(floor.warm))]);
+  const figures = SWEEPS.filter((s) => !wanted.length || wanted.includes(s.name));
+  // Rounds outermost, so that one figure's loads are spread over the run rather than all falling
+  // in one slow or fast spell of a shared machine.
+  const runs = figures.map(() => []);
+  for (let round = 0; round < rounds; round++) {
+    for (const [i, figure] of figures.entries()) runs[i].push(await measureOnce(figure));
   }
-  const head = ['figure', 'warm interactions', 'median ms', 'p95 ms', 'p95 by kind', 'p95 by warm pass', 'first pass p95', `p95 <= ${FRAME_MS} ms`, 'floor p95 ms'];
+  for (const [i, { name }] of figures.entries()) {
+    const all = (key) => runs[i].flatMap((r) => r[key]);
+    const warm = all('warm'), cold = all('cold'), floor = all('floor');
+    // A pass is named by its round and its number in the round.
+    const warmPass = runs[i].flatMap((r, k) => r.warmPass.map((p) => `${k}.${p}`));
+    const kinds = p95By(warm, all('warmKinds')).map(([kind, x]) => `${kind} ${ms(x)}`);
+    const passes = p95By(warm, warmPass).map(([, x]) => ms(x));
+    const perRound = runs[i].map((r) => ms(p95(r.warm)));
+    rows.push([name, String(warm.length), ms(percentile(warm, 0.5)), ms(p95(warm)), kinds.join(', '), passes.join(', '),
+      ...(rounds > 1 ? [perRound.join(', ')] : []), ms(p95(cold)), p95(warm) <= FRAME_MS ? 'yes' : 'no', ms(p95(floor))]);
+  }
+  const head = ['figure', 'warm interactions', 'median ms', 'p95 ms', 'p95 by kind', 'p95 by warm pass', ...(rounds > 1 ? ['p95 by round'] : []),
+    'first pass p95', `p95 <= ${FRAME_MS} ms`, 'floor p95 ms'];
   console.log(`| ${head.join(' | ')} |\n|${head.map(() => ' --- |').join('')}`);
   for (const r of rows) console.log(`| ${r.join(' | ')} |`);
-  console.log(`\nMeasured ${new Date().toISOString()} on ${machine}, ${warmPasses} warm passes after one cold pass. ` +
+  console.log(`\nMeasured ${new Date().toISOString()} on ${machine}, ${rounds > 1 ? `${rounds} loads of each page, each with ` : ''}${warmPasses} warm passes after one cold pass. ` +
     'The floor is the same timing of an interaction that changes one text node of the page (floorSweep).');
 } finally {
   await browser.close();
