@@ -91,8 +91,9 @@ frame-heights: wasm viz vendor
 	node scripts/measure-frame-heights.mjs
 
 # Each visualization's interaction time (median and p95 over its scripted sweep) on this machine,
-# printed as a table; WARM_PASSES=n for more passes, ROUNDS=n to pool n loads of each page, CPU_SLOWDOWN=k to run the pages' main thread k
-# times slower (CPU_SLOWDOWN=3 is about an AVX2-only AMD host). Not part of `make test`: a number, not a check.
+# printed as a table; WARM_PASSES=n for more passes, ROUNDS=n to pool n loads of each page,
+# CPU_SLOWDOWN=k to run the pages' main thread k times slower (CPU_SLOWDOWN=3 is about an AVX2-only
+# AMD host). Not part of `make test`: a number, not a check.
 interaction-times: wasm viz vendor
 	node scripts/measure-interactions.mjs $(if $(CPU_SLOWDOWN),--cpu-slowdown $(CPU_SLOWDOWN)) $(ARGS)
 

@@ -3,8 +3,8 @@
 // green; each step's HBM transfers flash on the matrix they touch (reads blue, writes red).
 // The cells are painted on two canvases (draw.ts): the inputs with the block labels and row numbers
 // once per configuration, the rest per step. An SVG over them holds the band labels, the flashes
-// and one transparent rectangle per block for the pointer; the SRAM frames are HTML boxes over it all (SramFrame); a visually hidden line gives
-// the current rows' m and ℓ as text.
+// and one transparent rectangle per block for the pointer; the SRAM frames are HTML boxes over it
+// all (SramFrame); a visually hidden line gives the current rows' m and ℓ as text.
 import { Component } from 'preact';
 import { useLayoutEffect, useRef } from 'preact/hooks';
 import type { HbmTransfer } from '../../../wasm/load';

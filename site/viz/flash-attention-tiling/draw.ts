@@ -10,7 +10,6 @@ import { colors } from '../shared/theme';
 import type { Layout } from './Stage';
 
 const NEGATIVE = '#94a3b8';
-const ROW_NUMBER = '#6b7280';
 export const STATS_COL = 50;
 
 // A theme colour named as a CSS custom property (var(--text-muted)) → its value, since a canvas
@@ -96,7 +95,7 @@ function paintLabels(g: CanvasRenderingContext2D, L: Layout, { n, br, bc, tr, tc
     if (rows * c >= 12) left.fillText(`Q${i + 1}`, 2, (i * br + rows / 2) * c);
   }
   if (c >= 16) {
-    left.font = `400 9.5px ${font}`; left.fillStyle = ROW_NUMBER; left.textAlign = 'end';
+    left.font = `400 9.5px ${font}`; left.fillStyle = colors.muted; left.textAlign = 'end';
     for (let r = 0; r < n; r++) left.fillText(String(r + 1), L.labelW - 5, (r + 0.5) * c);
   }
   copyText(g, 0, L.gridY, L.labelW, side);

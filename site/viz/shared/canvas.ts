@@ -18,7 +18,12 @@ export function sizedContext(canvas: HTMLCanvasElement, w: number, h: number): C
  */
 export function cssPixelContext(canvas: HTMLCanvasElement, width: number, height: number): CanvasRenderingContext2D {
   const dpr = pixelRatio();
-  const g = sizedContext(canvas, Math.round(width * dpr), Math.round(height * dpr));
+  return inCssPixels(sizedContext(canvas, Math.round(width * dpr), Math.round(height * dpr)));
+}
+
+// The context set to draw in CSS pixels on its device-pixel store.
+function inCssPixels(g: CanvasRenderingContext2D): CanvasRenderingContext2D {
+  const dpr = pixelRatio();
   g.setTransform(dpr, 0, 0, dpr, 0, 0);
   return g;
 }
@@ -50,10 +55,7 @@ export function growingContext(canvas: HTMLCanvasElement, width: number, height:
  * redraw part of what it holds.
  */
 export function grownContext(canvas: HTMLCanvasElement): CanvasRenderingContext2D {
-  const g = canvas.getContext('2d')!;
-  const dpr = pixelRatio();
-  g.setTransform(dpr, 0, 0, dpr, 0, 0);
-  return g;
+  return inCssPixels(canvas.getContext('2d')!);
 }
 
 let offPage: HTMLCanvasElement | null = null;
@@ -63,16 +65,12 @@ let offPage: HTMLCanvasElement | null = null;
  * in the page makes Chromium bring the page's pending style changes up to date at that moment: in a
  * render, that is a restyle in the middle of the render's DOM changes, and another after them. A
  * canvas outside the page resolves its font alone. One canvas serves every caller, so its text must
- * be copied before the next call. Its store only grows (the largest area asked for so far), so
- * that a new size of drawing does not allocate a new one; copyText copies the area asked for.
+ * be copied before the next call. Its store only grows (growingContext), so that a new size of
+ * drawing does not allocate a new one; copyText copies the area asked for.
  */
 export function offPageContext(width: number, height: number): CanvasRenderingContext2D {
   offPage ??= document.createElement('canvas');
-  const dpr = pixelRatio();
-  const g = sizedContext(offPage, Math.max(offPage.width, Math.ceil(width * dpr)), Math.max(offPage.height, Math.ceil(height * dpr)));
-  g.setTransform(dpr, 0, 0, dpr, 0, 0);
-  g.clearRect(0, 0, width, height);
-  return g;
+  return growingContext(offPage, width, height);
 }
 
 /** Copies what offPageContext(width, height) drew onto `g` at (x, y), in g's CSS pixels. */
