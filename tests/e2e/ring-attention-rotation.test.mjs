@@ -75,9 +75,8 @@ async function assertMerge(page, e, step) {
     assert.deepEqual(cells, t < step ? [fmt(s.blockM[0]), fmt(s.blockL[0]), fmt(s.m[0]), fmt(s.l[0])] : ['·', '·', '·', '·'], `merge row ${t} at stop ${step}`);
   }
   const shown = Math.min(step, P - 1);
-  for (let d = 0; d < P; d++) {
-    assert.equal(Number(await page.getByTestId(`device-${d}`).getAttribute('data-kv')), trace.steps[shown * P + d].kvShard);
-  }
+  const held = (await page.getByTestId('ring').getAttribute('data-kv')).split(' ').map(Number);
+  assert.deepEqual(held, Array.from({ length: P }, (_, d) => trace.steps[shown * P + d].kvShard), `shards held at stop ${step}`);
   const error = await page.getByTestId('error').textContent();
   if (step === P) {
     assert.equal(error, `max error ${trace.maxAbsError.toExponential(1).replace('-', '−')}`);
@@ -167,7 +166,7 @@ test('keyboard steps and plays; reduced motion still reaches the end of the rota
 test('at 375 px nothing overflows; the ring and the merge fold behind toggles', async () => {
   const { page, problems, close } = await site.open(`${VIZ}#seq=65536&devices=8&link=25&step=3`, { viewport: { width: 375, height: 812 } });
   assert.equal(await horizontalOverflow(page), 0);
-  assert.equal(await page.locator('svg.ring').isVisible(), false);
+  assert.equal(await page.getByTestId('ring').isVisible(), false);
   await page.getByRole('button', { name: 'Merge of one query' }).click();
   await assertMerge(page, expected(65536, 8, 25), 3);
   await screenshot(page, 'ring-attention-rotation-375');
