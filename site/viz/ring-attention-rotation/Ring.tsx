@@ -19,16 +19,26 @@ export const shardColor = (j: number, P: number) => `hsl(${Math.round((j * 360) 
 
 interface RingState { P: number; t: number; step: number; sending: boolean; kv: number[] }
 
-// The arrowhead at angle a1 on the circle of radius R round (c, c), pointing clockwise.
-function arrowhead(g: CanvasRenderingContext2D, c: number, R: number, a1: number) {
-  const x = c + R * Math.cos(a1), y = c + R * Math.sin(a1);
-  const dir = a1 + Math.PI / 2;  // the tangent, clockwise
-  const len = 11, half = 5;  // the size the SVG marker had at this stroke width
+// The arrowhead at angle a on the circle of radius R round (c, c), pointing clockwise along it:
+// a triangle 11 px long and 10 px wide, the size the SVG marker had at this stroke width.
+function arrowhead(g: CanvasRenderingContext2D, c: number, R: number, a: number) {
+  g.save();
+  g.translate(c + R * Math.cos(a), c + R * Math.sin(a));
+  g.rotate(a + Math.PI / 2);  // x along the clockwise tangent
   g.beginPath();
-  g.moveTo(x + Math.cos(dir) * 1.5, y + Math.sin(dir) * 1.5);
-  g.lineTo(x - Math.cos(dir) * len + Math.cos(dir + Math.PI / 2) * half, y - Math.sin(dir) * len + Math.sin(dir + Math.PI / 2) * half);
-  g.lineTo(x - Math.cos(dir) * len - Math.cos(dir + Math.PI / 2) * half, y - Math.sin(dir) * len - Math.sin(dir + Math.PI / 2) * half);
+  g.moveTo(1.5, 0);
+  g.lineTo(-11, 5);
+  g.lineTo(-11, -5);
   g.closePath();
+  g.fill();
+  g.restore();
+}
+
+// A filled rounded rectangle.
+function box(g: CanvasRenderingContext2D, x: number, y: number, w: number, h: number, r: number, fill: string) {
+  g.beginPath();
+  g.roundRect(x, y, w, h, r);
+  g.fillStyle = fill;
   g.fill();
 }
 
@@ -60,21 +70,12 @@ function paintRing(canvas: HTMLCanvasElement, { P, t, step, sending, kv }: RingS
     return [c + R * Math.cos(a) - nodeW / 2, c + R * Math.sin(a) - nodeH / 2];
   });
   corners.forEach(([x, y], d) => {
-    g.beginPath();
-    g.roundRect(x + 0.5, y + 0.5, nodeW - 1, nodeH - 1, 6);
-    g.fillStyle = colors.panel;
-    g.fill();
+    box(g, x + 0.5, y + 0.5, nodeW - 1, nodeH - 1, 6, colors.panel);
     g.lineWidth = 1;
     g.strokeStyle = colors.textMuted;
     g.stroke();
-    g.beginPath();
-    g.roundRect(x + 3, y + 20, chipW, 15, 3);
-    g.fillStyle = colors.border;
-    g.fill();
-    g.beginPath();
-    g.roundRect(x + nodeW / 2 + 1, y + 20, chipW, 15, 3);
-    g.fillStyle = shardColor(kv[d], P);
-    g.fill();
+    box(g, x + 3, y + 20, chipW, 15, 3, colors.border);
+    box(g, x + nodeW / 2 + 1, y + 20, chipW, 15, 3, shardColor(kv[d], P));
   });
   // The text grouped by font: assigning a font other than the current one parses it again.
   g.textAlign = 'center';
