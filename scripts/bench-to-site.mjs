@@ -5,7 +5,9 @@
 //   node scripts/bench-to-site.mjs build/bench/run.json build/bench/summary.json [out-dir]
 //
 // The machine label is BENCH_MACHINE when set, otherwise derived from the hardware (never the host
-// name): "gpu-<gpu name>" when the run saw a GPU, else "cpu-<cpu model>-<hardware threads>t".
+// name): "gpu-<gpu name>" when the run saw a GPU, else "cpu-<cpu model>-family<F>-model<M>-<hardware
+// threads>t", with the x86 family and model, since a virtual machine may give different CPUs one
+// name ("AMD EPYC" for Zen 4 and Zen 5), whose runs would then overwrite each other's file.
 
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,9 +32,12 @@ const slug = (text) =>
 // The GPU as nvidia-smi names it (scripts/bench.sh), else as the CUDA runtime does (a CUDA build of
 // the binary run directly).
 const gpu = ctx.gpu && ctx.gpu !== 'none' ? ctx.gpu : (ctx.gpu_name ?? null);
+// "AuthenticAMD family 25 model 17 stepping 1" (native/bench/machine_context.cpp) -> "family25-model17".
+const cpuGeneration = /family (\d+) model (\d+)/.exec(ctx.cpu_id ?? '');
+const cpuLabel = [slug(ctx.cpu_model ?? 'unknown'), ...(cpuGeneration ? [`family${cpuGeneration[1]}`, `model${cpuGeneration[2]}`] : [])];
 const machine =
   process.env.BENCH_MACHINE ||
-  (gpu ? `gpu-${slug(gpu.split(',')[0])}` : `cpu-${slug(ctx.cpu_model ?? 'unknown')}-${ctx.hardware_threads ?? ctx.num_cpus}t`);
+  (gpu ? `gpu-${slug(gpu.split(',')[0])}` : `cpu-${cpuLabel.join('-')}-${ctx.hardware_threads ?? ctx.num_cpus}t`);
 if (!/^[a-z0-9][a-z0-9-]*$/.test(machine)) {
   console.error(`BENCH_MACHINE must be lower-case letters, digits and '-', got '${machine}'`);
   process.exit(2);
@@ -92,6 +97,7 @@ const data = {
   machine,
   provenance: {
     cpu: ctx.cpu_model,
+    cpu_id: ctx.cpu_id ?? null,
     hardware_threads: Number(ctx.hardware_threads ?? ctx.num_cpus),
     gpu,
     compiler: ctx.compiler,

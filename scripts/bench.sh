@@ -5,7 +5,7 @@
 #   - With nvcc at /usr/local/cuda/bin and a GPU that nvidia-smi lists, the `cuda` preset is built
 #     (build/cuda) and the CUDA kernels are benchmarked next to the CPU ones; otherwise `native`.
 #   - BENCH_BUILD_DIR=dir uses an already-configured build directory instead of the preset's.
-#   - BENCH_MACHINE=label names the data file (default: cpu-<cpu model> or gpu-<gpu name>).
+#   - BENCH_MACHINE=label names the data file (default: gpu-<gpu name>, or cpu-<cpu model>-family<F>-model<M>-<threads>t).
 #   - Extra arguments go to the binary (e.g. --benchmark_filter=flash).
 # Raw outputs stay in build/bench/: run.json (Google Benchmark JSON with the context block) and
 # summary.json (the ratios and the roofline model's predictions).

@@ -32,6 +32,27 @@ std::string cpu_model() {
     return "unknown";
 }
 
+// The CPU's identity beside its marketing name, which a virtual machine often shortens to one
+// shared by several generations ("AMD EPYC" for Zen 4 and Zen 5): vendor, family, model and
+// stepping, as /proc/cpuinfo gives them for x86 ("AuthenticAMD family 25 model 17 stepping 1").
+std::string cpu_id() {
+    std::ifstream info("/proc/cpuinfo");
+    std::string vendor, family, model, stepping;
+    for (std::string line; std::getline(info, line) && !line.empty();) {  // the first processor's block
+        const auto colon = line.find(':');
+        if (colon == std::string::npos || colon == 0) continue;
+        const std::string key = line.substr(0, line.find_last_not_of(" \t", colon - 1) + 1);
+        const auto start = line.find_first_not_of(' ', colon + 1);
+        const std::string value = start == std::string::npos ? "" : line.substr(start);
+        if (key == "vendor_id") vendor = value;
+        if (key == "cpu family") family = value;
+        if (key == "model") model = value;
+        if (key == "stepping") stepping = value;
+    }
+    if (family.empty() || model.empty()) return "unknown";
+    return vendor + " family " + family + " model " + model + (stepping.empty() ? "" : " stepping " + stepping);
+}
+
 std::string compiler() {
 #if defined(__clang__)
     return std::string("clang ") + __clang_version__;
@@ -61,6 +82,7 @@ void add_environment_context() {
 void add_machine_context() {
     add_environment_context();
     benchmark::AddCustomContext("cpu_model", cpu_model());
+    benchmark::AddCustomContext("cpu_id", cpu_id());
     benchmark::AddCustomContext("hardware_threads", std::to_string(std::thread::hardware_concurrency()));
     benchmark::AddCustomContext("compiler", compiler());
     std::string build = std::string(ATTN_BUILD_TYPE) + " (" + ATTN_CORE_FLAGS + "); optimised CPU paths: " + ATTN_FAST_FLAGS;

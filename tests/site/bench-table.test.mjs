@@ -100,7 +100,8 @@ test('bench-table renders the chosen rows, the model and paper columns and the p
 
   const provenance = decode(figure[0].match(/bench-table__provenance">([\s\S]*?)<\/p>/)[1]);
   const attentionBuild = data.provenance.attention_build ? [`attention code built ${data.provenance.attention_build}`] : [];
-  for (const value of [data.machine, data.provenance.cpu, data.provenance.compiler, ...attentionBuild, data.provenance.commit, data.provenance.date, data.provenance.command]) {
+  const cpuId = data.provenance.cpu_id ? [data.provenance.cpu_id] : [];
+  for (const value of [data.machine, data.provenance.cpu, ...cpuId, data.provenance.compiler, ...attentionBuild, data.provenance.commit, data.provenance.date, data.provenance.command]) {
     assert.ok(provenance.includes(value), `provenance line lacks ${value}: ${provenance}`);
   }
   assert.match(figure[0], /bench-table__model-note[\s\S]*a prediction, not a measurement/);
