@@ -133,9 +133,9 @@ void prefetch_rows(const float* const* rows, std::size_t j0, std::size_t j1, std
 #endif
 }
 
-// v, kept in a register. In the wide tile GCC folds the load of each query vector into every
-// multiply-add that uses it: J loads of it where one would do, and more loads than the core issues
-// per multiply-add. Measured (Zen 4, Llama-3-70B shape, 8 x 2 tiles): in cache 15.3 -> 16.8 GB/s on
+// v, forced into a register. In the wide tile GCC otherwise folds the load of each query vector
+// into every multiply-add that uses it: J loads of it where one would do, and more loads than the
+// core issues per multiply-add. Measured (Zen 4, Llama-3-70B shape, 8 x 2 tiles): in cache 15.3 -> 16.8 GB/s on
 // one thread; cold, two threads, 15-17 -> 18-19 GB/s at 8k tokens and 18-19 -> 19-20 at 32k. The
 // 4 x 4 tile of a group of 4 gained nothing from it.
 [[gnu::always_inline]] inline Vec in_register(Vec v) {
@@ -156,7 +156,8 @@ void score_tile(const float* __restrict q, std::size_t d, const float* const* k,
         Vec kv[J];
         for (std::size_t j = 0; j < J; ++j) kv[j] = load_vec(k[j] + c);
         for (std::size_t h = 0; h < H; ++h) {
-            const Vec qv = H > kScoreHeads ? in_register(load_vec(q + h * d + c)) : load_vec(q + h * d + c);
+            Vec qv = load_vec(q + h * d + c);
+            if constexpr (H > kScoreHeads) qv = in_register(qv);
             for (std::size_t j = 0; j < J; ++j) acc[h * J + j] += qv * kv[j];
         }
     }
