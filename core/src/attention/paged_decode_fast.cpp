@@ -135,10 +135,11 @@ void prefetch_rows(const float* const* rows, std::size_t j0, std::size_t j1, std
 
 // v, forced into a register. In the wide tile GCC otherwise folds the load of each query vector
 // into every multiply-add that uses it: J loads of it where one would do, and more loads than the
-// core issues per multiply-add. Measured (Zen 4, Llama-3-70B shape, 8 x 2 tiles): in cache 15.3 -> 16.8 GB/s on
-// one thread; cold, two threads, 15-17 -> 18-19 GB/s at 8k tokens and 18-19 -> 19-20 at 32k. The
-// 4 x 4 tile of a group of 4 gained nothing from it.
-[[gnu::always_inline]] inline Vec in_register(Vec v) {
+// core issues per multiply-add. Measured (Zen 4, Llama-3-70B shape, 8 x 2 tiles): in cache 15.3 ->
+// 16.8 GB/s on one thread; cold, two threads, 15-17 -> 18-19 GB/s at 8k tokens and 18-19 -> 19-20
+// at 32k. The 4 x 4 tile of a group of 4 gained nothing from it. Unused where there is no wide
+// tile (vectors narrower than AVX-512's).
+[[gnu::always_inline, maybe_unused]] inline Vec in_register(Vec v) {
 #if defined(__x86_64__)
     asm("" : "+v"(v));
 #endif
