@@ -7,6 +7,7 @@
 
 #include <cctype>
 #include <fstream>
+#include <map>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -21,36 +22,36 @@ extern "C" char* openblas_get_corename();  // exported by OpenBLAS, not declared
 namespace attn::bench {
 namespace {
 
-std::string cpu_model() {
+// /proc/cpuinfo as key -> value, each key's first occurrence (the first processor's): "model name"
+// -> "AMD EPYC", "cpu family" -> "25", ...; empty where the file cannot be read.
+std::map<std::string, std::string> cpu_info() {
+    std::map<std::string, std::string> fields;
     std::ifstream info("/proc/cpuinfo");
     for (std::string line; std::getline(info, line);) {
-        if (line.rfind("model name", 0) == 0) {
-            const auto colon = line.find(':');
-            return colon == std::string::npos ? line : line.substr(line.find_first_not_of(' ', colon + 1));
-        }
+        const auto colon = line.find(':');
+        if (colon == std::string::npos || colon == 0) continue;
+        const auto key_end = line.find_last_not_of(" \t", colon - 1);
+        if (key_end == std::string::npos) continue;  // no key before the colon
+        const auto start = line.find_first_not_of(' ', colon + 1);
+        fields.emplace(line.substr(0, key_end + 1), start == std::string::npos ? "" : line.substr(start));
     }
-    return "unknown";
+    return fields;
+}
+
+std::string field_or(const std::map<std::string, std::string>& fields, const std::string& key, std::string fallback) {
+    const auto it = fields.find(key);
+    return it == fields.end() ? fallback : it->second;
 }
 
 // The CPU's identity beside its marketing name, which a virtual machine often shortens to one
 // shared by several generations ("AMD EPYC" for Zen 4 and Zen 5): vendor, family, model and
 // stepping, as /proc/cpuinfo gives them for x86 ("AuthenticAMD family 25 model 17 stepping 1").
-std::string cpu_id() {
-    std::ifstream info("/proc/cpuinfo");
-    std::string vendor, family, model, stepping;
-    for (std::string line; std::getline(info, line) && !line.empty();) {  // the first processor's block
-        const auto colon = line.find(':');
-        if (colon == std::string::npos || colon == 0) continue;
-        const std::string key = line.substr(0, line.find_last_not_of(" \t", colon - 1) + 1);
-        const auto start = line.find_first_not_of(' ', colon + 1);
-        const std::string value = start == std::string::npos ? "" : line.substr(start);
-        if (key == "vendor_id") vendor = value;
-        if (key == "cpu family") family = value;
-        if (key == "model") model = value;
-        if (key == "stepping") stepping = value;
-    }
+std::string cpu_id(const std::map<std::string, std::string>& info) {
+    const std::string family = field_or(info, "cpu family", ""), model = field_or(info, "model", "");
     if (family.empty() || model.empty()) return "unknown";
-    return vendor + " family " + family + " model " + model + (stepping.empty() ? "" : " stepping " + stepping);
+    const std::string stepping = field_or(info, "stepping", "");
+    return field_or(info, "vendor_id", "") + " family " + family + " model " + model +
+           (stepping.empty() ? "" : " stepping " + stepping);
 }
 
 std::string compiler() {
@@ -81,8 +82,9 @@ void add_environment_context() {
 
 void add_machine_context() {
     add_environment_context();
-    benchmark::AddCustomContext("cpu_model", cpu_model());
-    benchmark::AddCustomContext("cpu_id", cpu_id());
+    const auto info = cpu_info();
+    benchmark::AddCustomContext("cpu_model", field_or(info, "model name", "unknown"));
+    benchmark::AddCustomContext("cpu_id", cpu_id(info));
     benchmark::AddCustomContext("hardware_threads", std::to_string(std::thread::hardware_concurrency()));
     benchmark::AddCustomContext("compiler", compiler());
     std::string build = std::string(ATTN_BUILD_TYPE) + " (" + ATTN_CORE_FLAGS + "); optimised CPU paths: " + ATTN_FAST_FLAGS;
