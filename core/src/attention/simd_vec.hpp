@@ -64,10 +64,22 @@ template <std::size_t Seg, std::size_t... O>
     return __builtin_shufflevector(a, b, fold_index(O, Seg, false)...) +
            __builtin_shufflevector(a, b, fold_index(O, Seg, true)...);
 }
-template <std::size_t Seg>
-[[gnu::always_inline]] inline void fold_level(Vec* v, std::size_t count) {
-    for (std::size_t i = 0; i < count / 2; ++i) v[i] = fold_pair<Seg>(v[2 * i], v[2 * i + 1], std::make_index_sequence<kVec>{});
-    if constexpr (Seg > 2) fold_level<Seg / 2>(v, count / 2);
+// One level of the tree: a new array built from the previous level's values through index
+// sequences, never a loop writing an array in place. GCC then keeps the whole tree, and the
+// accumulators fed to it, in registers; with in-place loops it kept the paged-decode score tile's
+// 16 accumulators on the stack, cleared by a memset call per tile. Measured (Zen 4, paged decode
+// in cache, one thread): Llama-3-8B shape 26.5 -> 29.4 GB/s, 70B shape 17.0 -> 19.7 GB/s.
+template <std::size_t Seg, std::size_t... I>
+[[gnu::always_inline]] inline Vec fold_level(const Vec (&v)[2 * sizeof...(I)], std::index_sequence<I...>) {
+    const Vec next[sizeof...(I)] = {fold_pair<Seg>(v[2 * I], v[2 * I + 1], std::make_index_sequence<kVec>{})...};
+    if constexpr (sizeof...(I) == 1) return next[0];
+    else return fold_level<Seg / 2>(next, std::make_index_sequence<sizeof...(I) / 2>{});
+}
+// Fed in bit-reversed order, the tree leaves lane n holding the sum of acc[n].
+template <std::size_t N, std::size_t... I>
+[[gnu::always_inline]] inline Vec fold_tree(const Vec (&acc)[N], std::index_sequence<I...>) {
+    const Vec v[kVec] = {(bit_reverse(I, kVec) < N ? acc[bit_reverse(I, kVec)] : Vec{})...};
+    return fold_level<kVec>(v, std::make_index_sequence<kVec / 2>{});
 }
 }  // namespace sum_lanes_detail
 
@@ -77,15 +89,7 @@ template <std::size_t Seg>
 template <std::size_t N>
 [[gnu::always_inline]] inline Vec sum_lanes(const Vec (&acc)[N]) {
     static_assert(N >= 1 && N <= kVec);
-    using namespace sum_lanes_detail;
-    // Fed in bit-reversed order, the tree leaves lane n holding the sum of acc[n].
-    Vec v[kVec];
-    for (std::size_t i = 0; i < kVec; ++i) {
-        const std::size_t n = bit_reverse(i, kVec);
-        v[i] = n < N ? acc[n] : Vec{};
-    }
-    fold_level<kVec>(v, kVec);
-    return v[0];
+    return sum_lanes_detail::fold_tree(acc, std::make_index_sequence<kVec>{});
 }
 
 }  // namespace attn::detail
