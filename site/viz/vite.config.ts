@@ -4,7 +4,7 @@
 import { readdirSync, existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { defineConfig } from 'vite';
-import { katexPrerender } from './katex-prerender.ts';
+import { formulaPrerender } from './formula-prerender.ts';
 
 const root = import.meta.dirname;
 // VIZ_ONLY=a,b builds only those visualizations (for working on one figure; `make viz` builds all).
@@ -20,7 +20,7 @@ export default defineConfig({
   root,
   base: './',
   publicDir: false,
-  plugins: [katexPrerender()],
+  plugins: [formulaPrerender()],
   build: {
     outDir: resolve(root, '../../static/visualizations'),
     emptyOutDir: true,

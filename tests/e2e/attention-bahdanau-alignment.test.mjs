@@ -6,7 +6,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { loadModule } from '../wasm/load.mjs';
-import { horizontalOverflow, printInteractionTime, screenshot, settledHash, startSite } from './browser.mjs';
+import { horizontalOverflow, printInteractionTime, screenshot, settledHash, slotValues, startSite } from './browser.mjs';
+import { fmt } from './figure-format.mjs';
 import { sweepFor } from '../../scripts/interaction-sweeps.mjs';
 
 const VIZ = '/visualizations/attention-bahdanau-alignment/';
@@ -116,10 +117,13 @@ test('the equation panel substitutes the step\'s own values', async () => {
   const r = translate(CANONICAL);
   const e = row(r.scores, 6), a = row(r.alignment, 6);
   const j = a.indexOf(Math.max(...a));
-  const text = await page.getByTestId('equations').textContent();
-  assert.match(text, new RegExp(`j\\* = ${j + 1} \\(‘${r.source[j]}’\\)`));
-  assert.ok(text.includes(e[j].toFixed(2)), `e = ${e[j].toFixed(2)} in ${text}`);
-  assert.ok(text.includes(a[j].toFixed(3)), `alpha = ${a[j].toFixed(3)} in ${text}`);
+  const equations = page.getByTestId('equations');
+  assert.match(await equations.textContent(), new RegExp(`j\\* = ${j + 1} \\(‘${r.source[j]}’\\)`));
+  const values = await slotValues(equations);
+  assert.equal(values.e, fmt(e[j], 2));
+  assert.equal(values.alpha, fmt(a[j], 3));
+  assert.equal(values.a1, fmt(a[j], 2));
+  assert.equal(values.j1, String(j + 1));
   assert.deepEqual(problems, []);
   await done();
 });

@@ -67,11 +67,11 @@ export async function settled(locator) {
 }
 
 // The live values of the EquationCallouts inside `container`, by slot name (a name used by several
-// formulas shows the same value in each, so its first slot stands for all). A value is drawn in a
-// box beside its formula (shared/EquationCallout.tsx), named by data-value-of.
+// formulas shows the same value in each, so its first slot stands for all). A value is drawn in
+// glyphs over its formula (shared/EquationCallout.tsx), its text in data-value.
 export const slotValues = (container) => container.evaluate((root) => {
   const values = {};
-  for (const el of root.querySelectorAll('[data-value-of]')) values[el.dataset.valueOf] ??= el.querySelector('.slot-text').textContent;
+  for (const el of root.querySelectorAll('[data-value-of]')) values[el.dataset.valueOf] ??= el.dataset.value;
   return values;
 });
 

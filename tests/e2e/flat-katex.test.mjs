@@ -1,8 +1,8 @@
-// Flat KaTeX (scripts/flatten-katex.mjs): every formula of the site, as the posts and figures ship
+// Flat KaTeX (scripts/flatten-katex.mjs): every formula of the posts, as they ship
 // it (flattened, with the vendored stylesheet), puts each glyph where KaTeX's own HTML and
 // stylesheet put it, and holds a small fraction of the positioned boxes (paint layers) it had.
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import katex from 'katex';
 import { FLAT_CSS, flattenKatex } from '../../scripts/flatten-katex.mjs';
@@ -22,16 +22,13 @@ test('a vlist’s parts get margins that add up to their old offsets; empty part
   assert.throws(() => flattenKatex('<span class="vlist"><span style="top:-1em;margin-top:1em;">a</span></span>'), /vertical margin/);
 });
 
-// Every formula: the posts' (their TeX is in each rendering's MathML annotation) and the figures'.
+// Every formula of the posts (their TeX is in each rendering's MathML annotation). The figures'
+// formulas are SVG images (scripts/formula-svg.mjs), not KaTeX.
 const unescape = (s) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#x27;/g, "'").replace(/&amp;/g, '&');
-const formulas = [
-  ...Object.values(JSON.parse(read('site/data/katex.json'))).map((html) => ({
-    tex: unescape(html.match(/<annotation encoding="application\/x-tex">([\s\S]*?)<\/annotation>/)[1]),
-    displayMode: html.startsWith('<span class="katex-display">'),
-  })),
-  ...readdirSync(new URL('site/viz/', root), { recursive: true }).filter((f) => f.endsWith('.tex'))
-    .map((f) => ({ tex: read(`site/viz/${f}`).replace(/\\slot\{\w+\}/g, '\\square'), displayMode: true })),
-];
+const formulas = Object.values(JSON.parse(read('site/data/katex.json'))).map((html) => ({
+  tex: unescape(html.match(/<annotation encoding="application\/x-tex">([\s\S]*?)<\/annotation>/)[1]),
+  displayMode: html.startsWith('<span class="katex-display">'),
+}));
 
 let site;
 before(async () => { site = await startSite(); });

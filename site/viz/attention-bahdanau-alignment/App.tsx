@@ -12,11 +12,11 @@ import { TimelineScrubber } from '../shared/TimelineScrubber';
 import { fmt } from '../shared/format';
 import { colors } from '../shared/theme';
 import { Alignment } from './Alignment';
-import contextEq from './context.tex?katex';
+import contextEq from './context.tex?formula';
 import { MAX_FIGURE_WORDS, ranked, rowOf, type SentenceChoice } from './model';
 import { narration } from './narration';
-import scoreEq from './score.tex?katex';
-import softmaxEq from './softmax.tex?katex';
+import scoreEq from './score.tex?formula';
+import softmaxEq from './softmax.tex?formula';
 import type { FigureState } from './state';
 
 // What to look for when the figure opens (shared/Narration.tsx).
@@ -65,9 +65,9 @@ function Equations({ state }: { state: FigureState }) {
   return (
     <div class="equations" data-testid="equations">
       <p class="equation-note">Step {i + 1}, j* = {j1 + 1} (‘{f.source[j1]}’), the word with the largest weight:</p>
-      <EquationCallout html={scoreEq} values={{ e: fmt(e[j1], 2) }} />
-      <EquationCallout html={softmaxEq} values={{ num: sig(Math.exp(e[j1])), den: sig(den), alpha: fmt(a[j1], 3) }} />
-      <EquationCallout html={contextEq} values={{ a1: fmt(a[j1], 2), j1: String(j1 + 1), a2: fmt(a[j2] ?? 0, 2), j2: String((j2 ?? 0) + 1) }} />
+      <EquationCallout formula={scoreEq} values={{ e: fmt(e[j1], 2) }} />
+      <EquationCallout formula={softmaxEq} values={{ num: sig(Math.exp(e[j1])), den: sig(den), alpha: fmt(a[j1], 3) }} />
+      <EquationCallout formula={contextEq} values={{ a1: fmt(a[j1], 2), j1: String(j1 + 1), a2: fmt(a[j2] ?? 0, 2), j2: String((j2 ?? 0) + 1) }} />
     </div>
   );
 }

@@ -8,11 +8,11 @@ import { EquationCallout } from '../shared/EquationCallout';
 import { fmt, fmtBytes } from '../shared/format';
 import { MemoryBar } from '../shared/MemoryBar';
 import { followedRow, isFlashStep, rowState, type Run } from './model';
-import softmaxTex from './softmax.tex?katex';
-import alphaTex from './update-alpha.tex?katex';
-import lTex from './update-l.tex?katex';
-import mTex from './update-m.tex?katex';
-import oTex from './update-o.tex?katex';
+import softmaxTex from './softmax.tex?formula';
+import alphaTex from './update-alpha.tex?formula';
+import lTex from './update-l.tex?formula';
+import mTex from './update-m.tex?formula';
+import oTex from './update-o.tex?formula';
 
 const f = (x: number) => fmt(x, 2);
 // Thousands separators by hand: toLocaleString is slow, and this runs on every animation frame.
@@ -47,7 +47,7 @@ export function Counters({ run, at }: { run: Run; at: number }) {
 
 // Both sets of equations stay mounted and the mode shows one; the other is parked (out of the flow,
 // content-visibility: hidden), which keeps its style and layout, so switching Standard/FlashAttention
-// rewrites a few slots instead of restyling and laying out KaTeX's markup from scratch.
+// rewrites a few values instead of building the card, its formulas' images and their values again.
 export function Equations({ run, at }: { run: Run; at: number }) {
   const flash = isFlashStep(run.steps[at]);
   return (
@@ -78,7 +78,7 @@ function StandardSoftmax({ run, at, shown }: { run: Run; at: number; shown: bool
   return (
     <section class={shown ? 'card equations' : 'card equations parked'} aria-label="Softmax of standard attention" aria-hidden={!shown}>
       <h2>Row {r + 1} <span>{known ? 'softmax over the whole stored row' : 'softmax waits for the whole row of S'}</span></h2>
-      <EquationCallout html={softmaxTex} values={shown ? { m: known ? f(st.m) : '?', l: known ? f(st.l) : '?' } : HIDDEN}
+      <EquationCallout formula={softmaxTex} values={shown ? { m: known ? f(st.m) : '?', l: known ? f(st.l) : '?' } : HIDDEN}
         caption="Standard attention needs every score of a row before it can normalise, so S and P go to HBM." />
     </section>
   );
@@ -114,10 +114,10 @@ function OnlineSoftmaxUpdate({ run, at, shown }: { run: Run; at: number; shown: 
     <section class={u ? 'card equations' : 'card equations parked'} aria-hidden={!u}
       aria-label={u ? `Online softmax update of row ${u.row + 1}` : 'Online softmax update'}>
       <h2>Row {u && u.row + 1} <span>{u?.note}</span></h2>
-      <EquationCallout html={mTex} values={values} />
-      <EquationCallout html={alphaTex} values={values} />
-      <EquationCallout html={lTex} values={values} />
-      <EquationCallout html={oTex} values={values} />
+      <EquationCallout formula={mTex} values={values} />
+      <EquationCallout formula={alphaTex} values={values} />
+      <EquationCallout formula={lTex} values={values} />
+      <EquationCallout formula={oTex} values={values} />
     </section>
   );
 }

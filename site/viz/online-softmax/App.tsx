@@ -14,9 +14,9 @@ import { narration } from './narration';
 import { ScoreStrip } from './ScoreStrip';
 import type { FigureState } from './state';
 import { StatePanel } from './StatePanel';
-import updateL from './update-l.tex?katex';
-import updateM from './update-m.tex?katex';
-import updateO from './update-o.tex?katex';
+import updateL from './update-l.tex?formula';
+import updateM from './update-m.tex?formula';
+import updateO from './update-o.tex?formula';
 import { Narration } from '../shared/Narration';
 
 const MAX_SEED = 4294967295;
@@ -61,9 +61,9 @@ export function App({ state }: { state: FigureState }) {
           <div class="equations">
             {cur.kind === 'tile' ? (
               <>
-                <EquationCallout html={updateM} values={{ mold: fmt(prev.m[0]), tilemax: fmt(Math.max(...cur.scores)), mnew: fmt(cur.m[0]) }} />
-                <EquationCallout html={updateL} values={{ alpha: fmt(cur.rescale[0]), lold: fmt(prev.l[0]), lnew: fmt(cur.l[0]) }} />
-                <EquationCallout html={updateO} values={{ onew: vec(cur.output) }} />
+                <EquationCallout formula={updateM} values={{ mold: fmt(prev.m[0]), tilemax: fmt(Math.max(...cur.scores)), mnew: fmt(cur.m[0]) }} />
+                <EquationCallout formula={updateL} values={{ alpha: fmt(cur.rescale[0]), lold: fmt(prev.l[0]), lnew: fmt(cur.l[0]) }} />
+                <EquationCallout formula={updateO} values={{ onew: vec(cur.output) }} />
               </>
             ) : cur.kind === 'load_q' ? (
               <p class="note">Before any key is seen: m = −∞, ℓ = 0 and O = 0. Only one tile of keys (4 of the 8) is ever held at once.</p>

@@ -1,1 +1,0 @@
-function e(e,t){let n=e.firstChild;n instanceof Text&&n===e.lastChild?n.data!==t&&(n.data=t):e.textContent!==t&&(e.textContent=t)}export{e as t};
