@@ -45,15 +45,23 @@ function transformOf(node) {
   return t;
 }
 
-// Every element under `node` with the class `slot-<name>`, with the composed transform from the
-// SVG's user space (its viewBox) to the element's.
-function findSlots(node, outer = { a: 1, d: 1, e: 0, f: 0 }, found = []) {
-  if (adaptor.kind(node) === '#text') return found;
+// Calls visit(element, at) for `node` and every element under it, `at` being the composed
+// transform from the user space `node` is in (the SVG's viewBox, for the SVG itself) to the element's.
+function eachTransformed(node, visit, outer = { a: 1, d: 1, e: 0, f: 0 }) {
+  if (adaptor.kind(node) === '#text') return;
   const t = transformOf(node);
-  const here = { a: outer.a * t.a, d: outer.d * t.d, e: outer.e + outer.a * t.e, f: outer.f + outer.d * t.f };
-  const name = /(?:^|\s)slot-(\w+)/.exec(adaptor.getAttribute(node, 'class') ?? '')?.[1];
-  if (name) found.push({ name, at: here });
-  for (const child of adaptor.childNodes(node)) findSlots(child, here, found);
+  const at = { a: outer.a * t.a, d: outer.d * t.d, e: outer.e + outer.a * t.e, f: outer.f + outer.d * t.f };
+  visit(node, at);
+  for (const child of adaptor.childNodes(node)) eachTransformed(child, visit, at);
+}
+
+// Every element with the class `slot-<name>`, with its transform from the viewBox.
+function findSlots(svg) {
+  const found = [];
+  eachTransformed(svg, (node, at) => {
+    const name = /(?:^|\s)slot-(\w+)/.exec(adaptor.getAttribute(node, 'class') ?? '')?.[1];
+    if (name) found.push({ name, at });
+  });
   return found;
 }
 
@@ -166,25 +174,15 @@ function relativeOutline(outlines) {
 function glyphOf(tex) {
   const svg = svgOf(tex, false);
   const width = Number(adaptor.getAttribute(svg, 'viewBox').split(' ')[2]);
-  const defs = new Map();
-  const outlines = [];
-  const walk = (node, at) => {
-    if (adaptor.kind(node) === '#text') return;
+  const defs = new Map(), uses = [];
+  eachTransformed(svg, (node, at) => {
     const kind = adaptor.kind(node);
     if (kind === 'path' && adaptor.getAttribute(node, 'id')) defs.set(adaptor.getAttribute(node, 'id'), adaptor.getAttribute(node, 'd'));
-    const t = transformOf(node);
-    const here = { a: at.a * t.a, e: at.e + at.a * t.e, f: at.f + at.a * t.f };
-    if (kind === 'use') {
-      const id = (adaptor.getAttribute(node, 'xlink:href') ?? adaptor.getAttribute(node, 'href')).slice(1);
-      outlines.push({ d: defs.get(id), dx: here.e, dy: here.f, scale: here.a });
-    }
-    for (const child of adaptor.childNodes(node)) walk(child, here);
-  };
-  // The <defs> first, then the top group's children: MathJax's flip of the y axis (scale(1, -1)
-  // on that group) is left out, since the figure applies its own with the value's size.
-  const top = adaptor.childNodes(svg).find((n) => adaptor.kind(n) === 'g');
-  for (const child of adaptor.childNodes(svg)) if (child !== top) walk(child, { a: 1, e: 0, f: 0 });
-  for (const child of adaptor.childNodes(top)) walk(child, { a: 1, e: 0, f: 0 });
+    if (kind === 'use') uses.push({ id: adaptor.getAttribute(node, 'xlink:href').slice(1), at });
+  });
+  // The outlines are drawn y-up (their own axes), so MathJax's flip of the y axis in the
+  // transforms (scale(1, -1) at the top) is undone on their offsets: the figure applies its own.
+  const outlines = uses.map(({ id, at }) => ({ d: defs.get(id), dx: at.e, dy: -at.f, scale: at.a }));
   if (outlines.some((o) => o.d === undefined)) throw new Error(`an outline of ${tex} was not found`);
   return { width, ...relativeOutline(outlines) };
 }
