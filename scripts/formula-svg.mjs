@@ -159,7 +159,7 @@ function relativeOutline(outlines) {
         const pts = [];
         for (let k = 0; k < per; k += 2) pts.push([X(n[i + k]), Y(n[i + k + 1])]);
         const [x, y] = pts[pts.length - 1];
-        if (cmd === 'M' && start === null) start = [Math.round(x * 10) / 10, Math.round(y * 10) / 10];
+        if (cmd === 'M' && start === null) start = [Number(num(x)), Number(num(y))];
         else rest += (cmd === 'M' && i === 0 ? 'm' : cmd === 'M' ? 'l' : cmd.toLowerCase()) + pts.map(([px, py]) => `${num(px - cx)} ${num(py - cy)}`).join(' ');
         cx = x; cy = y;
         if (cmd === 'M' && i === 0) { sx = x; sy = y; }
@@ -196,8 +196,11 @@ export function valueGlyphs() {
   return { ...Object.fromEntries(Object.entries(VALUE_CHARS).map(([c, tex]) => [c, glyphOf(tex)])), ' ': { width: SPACE_WIDTH, start: [0, 0], rest: '' } };
 }
 
-/** formulaSvg of a .tex file, in the figures' text colour (site/data/theme.json). */
+// The figures' text colour (site/data/theme.json), read once.
+let textColor;
+
+/** formulaSvg of a .tex file, in the figures' text colour. */
 export function formulaFile(file) {
-  const theme = JSON.parse(readFileSync(new URL('../site/data/theme.json', import.meta.url), 'utf8'));
-  return formulaSvg(readFileSync(file, 'utf8'), { color: theme.colors.text });
+  textColor ??= JSON.parse(readFileSync(new URL('../site/data/theme.json', import.meta.url), 'utf8')).colors.text;
+  return formulaSvg(readFileSync(file, 'utf8'), { color: textColor });
 }

@@ -10,11 +10,7 @@
 // time. A slot keeps the room of its template value, so the formula never moves as the values
 // change; a value wider than that is narrowed to fit it.
 import glyphs from 'virtual:value-glyphs';
-
-/** A value's place: its box's left edge, width and baseline, and the font size there (viewBox units). */
-export interface FormulaSlot { name: string; x: number; width: number; baseline: number; size: number }
-/** A typeset formula: an SVG data URL, its viewBox ([x, y, width, height], 1,000 units per em) and its slots. */
-export interface Formula { image: string; viewBox: number[]; slots: FormulaSlot[] }
+import type { FormulaSlot, TypesetFormula } from '../../../scripts/formula-svg.mjs';
 
 // A character no glyph was made for is drawn as a question mark.
 const glyphOf = (c: string) => glyphs[c] ?? glyphs['?'];
@@ -35,7 +31,7 @@ function Value({ slot, value }: { slot: FormulaSlot; value: string }) {
   return <path data-value-of={slot.name} data-value={value} d={d} transform={`translate(${left} ${slot.baseline}) scale(${scale * squeeze} ${-scale})`} />;
 }
 
-export function EquationCallout({ formula, values, caption }: { formula: Formula; values: Record<string, string>; caption?: string }) {
+export function EquationCallout({ formula, values, caption }: { formula: TypesetFormula; values: Record<string, string>; caption?: string }) {
   const [, , width, height] = formula.viewBox;
   return (
     <figure class="equation">
