@@ -146,7 +146,8 @@ const SPACE_WIDTH = 333;  // TeX's interword space in roman type, 1/3 em
 function relativeOutline(outlines) {
   let start = null, rest = '';
   let cx = 0, cy = 0, sx = 0, sy = 0;  // current point and start of the current subpath
-  const num = (x) => String(Math.round(x * 10) / 10);
+  const tenth = (x) => Math.round(x * 10) / 10;  // the precision every coordinate is written with
+  const num = (x) => String(tenth(x));
   for (const { d, dx, dy, scale } of outlines) {
     for (const [, cmd, args] of d.matchAll(/([MLHVQTZ])([^MLHVQTZ]*)/g)) {
       const n = (args.match(/-?\d*\.?\d+/g) ?? []).map(Number);
@@ -159,7 +160,7 @@ function relativeOutline(outlines) {
         const pts = [];
         for (let k = 0; k < per; k += 2) pts.push([X(n[i + k]), Y(n[i + k + 1])]);
         const [x, y] = pts[pts.length - 1];
-        if (cmd === 'M' && start === null) start = [Number(num(x)), Number(num(y))];
+        if (cmd === 'M' && start === null) start = [tenth(x), tenth(y)];
         else rest += (cmd === 'M' && i === 0 ? 'm' : cmd === 'M' ? 'l' : cmd.toLowerCase()) + pts.map(([px, py]) => `${num(px - cx)} ${num(py - cy)}`).join(' ');
         cx = x; cy = y;
         if (cmd === 'M' && i === 0) { sx = x; sy = y; }
