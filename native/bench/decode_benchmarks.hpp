@@ -10,7 +10,9 @@
 // Every read starts with the K/V bytes evicted from the CPU's caches, as a layer's cache is in a
 // model (evict_caches). Both layouts are checked against attn::sdpa in double before the first
 // timed read. Counters: stream_bytes/s, paged_bytes/s and contiguous_bytes/s of K/V read (each from
-// its median read), N (context), d, q_heads, kv_heads, check_error (the larger of the two layouts').
+// its median read), paged_percent_of_stream and paged_percent_of_contiguous (the medians of the
+// ratios within each iteration), N (context), d, q_heads, kv_heads, check_error (the larger of the
+// two layouts').
 #include <cstddef>
 #include <ostream>
 #include <string>
