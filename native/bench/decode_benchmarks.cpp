@@ -19,6 +19,7 @@
 #include "attn/attention/sdpa.hpp"
 #include "attn/random.hpp"
 #include "bench_support.hpp"
+#include "paired_reads.hpp"
 #include "summary.hpp"
 
 namespace attn::bench {
@@ -157,12 +158,6 @@ void evict_caches() {
     parallel_read({&buffer});
 }
 
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 // The three reads of one shape and context, timed in turn inside every iteration, each from its
 // own cold start: the streaming read of the paged pool's bytes (the ceiling), the kernel over the
 // paged pool, and the kernel over the contiguous cache. The machine's bandwidth moves by tens of
@@ -204,15 +199,8 @@ void decode_benchmark(benchmark::State& state, const DecodeShape& s, std::size_t
         state.SetIterationTime(iteration);
     }
     const double bytes = kv_bytes(s, context);
-    // The ratios per iteration, then their median: each compares reads a few milliseconds apart,
-    // where a ratio of the three medians would compare the bandwidth of different moments.
-    std::vector<double> of_stream, of_contiguous;
-    for (std::size_t i = 0; i < seconds[0].size(); ++i) {
-        of_stream.push_back(100 * seconds[0][i] / seconds[1][i]);
-        of_contiguous.push_back(100 * seconds[2][i] / seconds[1][i]);
-    }
-    state.counters["paged_percent_of_stream"] = median(of_stream);
-    state.counters["paged_percent_of_contiguous"] = median(of_contiguous);
+    state.counters["paged_percent_of_stream"] = median_speed_percent(seconds[1], seconds[0]);
+    state.counters["paged_percent_of_contiguous"] = median_speed_percent(seconds[1], seconds[2]);
     state.counters["stream_bytes/s"] = bytes / median(seconds[0]);
     state.counters["paged_bytes/s"] = bytes / median(seconds[1]);
     state.counters["contiguous_bytes/s"] = bytes / median(seconds[2]);
