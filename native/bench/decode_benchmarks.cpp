@@ -244,7 +244,8 @@ bool run_decode_checks(std::ostream& out) {
 
 std::string report_decode_ratios(const std::vector<MeasuredRun>& runs, std::ostream& out) {
     out << "\n(d) decode, one token over one layer's KV cache (paged_decode_fast, FP32), GB/s of K/V read;"
-           " target: paged >= 70% of the streaming read at context >= 8k, and within 10% of contiguous\n";
+           " shares are medians of per-iteration ratios; target: paged >= 70% of the streaming read at context >= 8k,"
+           " and within 10% of contiguous\n";
     std::ostringstream json;
     json << "[";
     bool first = true;
@@ -261,7 +262,7 @@ std::string report_decode_ratios(const std::vector<MeasuredRun>& runs, std::ostr
             out << "      context " << std::setw(6) << n << std::fixed << std::setprecision(1) << ": paged "
                 << paged / 1e9 << " GB/s, contiguous " << contiguous / 1e9 << " GB/s, stream " << stream / 1e9
                 << " GB/s -> paged = " << std::setprecision(0) << of_stream << "% of stream, "
-                << of_contiguous << "% of contiguous (medians of per-iteration ratios)\n"
+                << of_contiguous << "% of contiguous\n"
                 << std::defaultfloat << std::setprecision(6);
             json << (first ? "" : ",") << "{\"model\":\"" << s.model << "\",\"q_heads\":" << s.q_heads
                  << ",\"kv_heads\":" << s.kv_heads << ",\"d\":" << s.head_dim << ",\"context\":" << n
