@@ -21,7 +21,8 @@ asan: setup
 	cmake --preset asan
 	cmake --build --preset asan
 
-# The emulated CUDA kernel tests under ThreadSanitizer (only those targets are built).
+# The emulated CUDA kernel tests and the threaded core code (worker pool, optimised CPU paths)
+# under ThreadSanitizer (only those targets are built).
 tsan: setup
 	cmake --preset tsan
 	cmake --build --preset tsan
@@ -134,7 +135,8 @@ test-asan: asan
 	ctest --preset asan
 
 # A race between the threads of an emulated block (a missing __syncthreads or __syncwarp; emulated
-# shuffles order no memory here) is reported by ThreadSanitizer and fails the run.
+# shuffles order no memory here) or of the worker pool is reported by ThreadSanitizer and fails
+# the run.
 test-tsan: tsan
 	ctest --preset tsan
 

@@ -18,6 +18,7 @@
 #include "attn/attention/paged_decode_fast.hpp"
 #include "attn/attention/sdpa.hpp"
 #include "attn/random.hpp"
+#include "attn/worker_pool.hpp"
 #include "bench_support.hpp"
 #include "paired_reads.hpp"
 #include "summary.hpp"
@@ -111,23 +112,19 @@ float stream_sum(const float* __restrict data, std::size_t n) {
     return sum;
 }
 
-// Reads every float of `pools` once, each pool split evenly over as many threads as the decode
-// kernel starts by default (one per hardware thread).
+// Reads every float of `pools` once, each pool split evenly over the workers the decode kernel
+// runs on by default (attn::run_on_workers, one per hardware thread): the same threads, as ready
+// as they are for the kernel.
 void parallel_read(std::initializer_list<const std::vector<float>*> pools) {
     const std::size_t workers = std::max(1u, std::thread::hardware_concurrency());
     std::vector<float> partial(pools.size() * workers);
-    {
-        std::vector<std::jthread> threads;
-        for (std::size_t w = 0; w < workers; ++w) {
-            threads.emplace_back([&, w] {
-                std::size_t i = 0;
-                for (const std::vector<float>* pool : pools) {
-                    const std::size_t n = pool->size(), begin = n * w / workers, end = n * (w + 1) / workers;
-                    partial[i++ * workers + w] = stream_sum(pool->data() + begin, end - begin);
-                }
-            });
+    run_on_workers(workers, [&](std::size_t w) {
+        std::size_t i = 0;
+        for (const std::vector<float>* pool : pools) {
+            const std::size_t n = pool->size(), begin = n * w / workers, end = n * (w + 1) / workers;
+            partial[i++ * workers + w] = stream_sum(pool->data() + begin, end - begin);
         }
-    }
+    });
     benchmark::DoNotOptimize(partial.data());
     benchmark::ClobberMemory();
 }

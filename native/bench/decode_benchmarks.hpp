@@ -4,7 +4,8 @@
 // read per query head, so its speed limit is memory bandwidth, measured here in the same run.
 // For the shapes and contexts of decode_shapes.hpp, one sequence, one run cpu/decode/<model> times
 // three reads in turn inside every iteration (decode_benchmarks.cpp, decode_benchmark):
-//   stream      a streaming read of the same K/V bytes: the bandwidth ceiling
+//   stream      a streaming read of the same K/V bytes, on the kernel's worker threads: the
+//               bandwidth ceiling
 //   paged       attn::paged_decode_fast over a shuffled pool of 16-token blocks
 //   contiguous  the same kernel over the cache stored contiguously (one block)
 // Every read starts with the K/V bytes evicted from the CPU's caches, as a layer's cache is in a

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "attn/attention/fast_exp2.hpp"
+#include "attn/worker_pool.hpp"
 
 namespace attn::bench {
 namespace {
@@ -64,11 +65,7 @@ void parallel_rows(std::size_t rows, const std::function<void(std::size_t)>& fn)
     auto work = [&](std::size_t w) {
         for (std::size_t r = w; r < rows; r += workers) fn(r);
     };
-    {
-        std::vector<std::jthread> pool;
-        for (std::size_t w = 1; w < workers; ++w) pool.emplace_back(work, w);
-        work(0);
-    }
+    run_on_workers(workers, work);  // the threads the flash path it is compared with runs on
     openblas_set_num_threads(blas_threads);
 }
 

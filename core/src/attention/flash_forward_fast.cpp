@@ -238,9 +238,9 @@ FastFlashResult flash_forward_fast(const Tensor4<float>& q, const Tensor4<float>
     if (options.mask.kind != AttentionMask::Kind::none) {
         throw Error("attn_mask: flash_forward_fast supports causal masking only (Causal); use flash_forward for an attn_mask");
     }
-    if (options.num_threads > 1024) {
-        throw Error("num_threads: must be in [0, 1024] (0 = hardware concurrency), got " +
-                    std::to_string(options.num_threads));
+    if (options.num_threads > kMaxWorkers) {
+        throw Error("num_threads: must be in [0, " + std::to_string(kMaxWorkers) +
+                    "] (0 = hardware concurrency), got " + std::to_string(options.num_threads));
     }
     FastFlashResult r{Tensor4<float>(p.output_shape()), std::vector<float>(p.batch * p.q_heads * p.q_len)};
 

@@ -1,13 +1,15 @@
 #pragma once
-// The optimised CPU paths' worker pool: task indices [0, tasks) handed out to std::threads from a
-// shared counter (tasks differ in cost -- causal blocks, sequences of different lengths -- so a
-// static split would leave a core idle), each worker with its own scratch. WebAssembly builds
-// without pthreads have no threads to start: everything runs on the caller's.
+// The optimised CPU paths' tasks on the process's workers (attn/worker_pool.hpp): task indices
+// [0, tasks) handed out from a shared counter (tasks differ in cost -- causal blocks, sequences of
+// different lengths -- so a static split would leave a core idle), each worker with its own
+// scratch. WebAssembly builds without pthreads have no threads to start: everything runs on the
+// caller's.
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
-#include <functional>
 #include <vector>
+
+#include "attn/worker_pool.hpp"
 
 #if !defined(__EMSCRIPTEN__) || defined(__EMSCRIPTEN_PTHREADS__)
 #include <thread>
@@ -16,11 +18,12 @@
 
 namespace attn::detail {
 
-// Workers for `tasks` tasks: `requested` (0 = hardware concurrency), at most one per task.
+// Workers for `tasks` tasks: `requested` (0 = hardware concurrency), at most one per task and
+// at most kMaxWorkers.
 inline std::size_t worker_count(std::size_t requested, std::size_t tasks) {
 #ifdef ATTN_CPU_THREADS
     const std::size_t available = requested ? requested : std::max(1u, std::thread::hardware_concurrency());
-    return std::max<std::size_t>(1, std::min(available, tasks));
+    return std::max<std::size_t>(1, std::min({available, tasks, kMaxWorkers}));
 #else
     (void)requested;
     (void)tasks;
@@ -34,17 +37,9 @@ inline std::size_t worker_count(std::size_t requested, std::size_t tasks) {
 template <class Scratch, class Run>
 void run_tasks(std::size_t tasks, std::vector<Scratch>& scratch, const Run& run) {
     std::atomic<std::size_t> next{0};
-    auto work = [&](Scratch& s) {
-        for (std::size_t t; (t = next.fetch_add(1, std::memory_order_relaxed)) < tasks;) run(s, t);
-    };
-#ifdef ATTN_CPU_THREADS
-    std::vector<std::jthread> helpers;
-    helpers.reserve(scratch.size() - 1);
-    for (std::size_t w = 1; w < scratch.size(); ++w) helpers.emplace_back(work, std::ref(scratch[w]));
-    work(scratch[0]);
-#else
-    for (Scratch& s : scratch) work(s);
-#endif
+    run_on_workers(scratch.size(), [&](std::size_t w) {
+        for (std::size_t t; (t = next.fetch_add(1, std::memory_order_relaxed)) < tasks;) run(scratch[w], t);
+    });
 }
 
 }  // namespace attn::detail

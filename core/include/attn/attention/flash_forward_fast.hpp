@@ -4,8 +4,9 @@
 // softmax state per row, output normalised once at the end), without its trace or traffic
 // counters, and organised the way a CPU wants it:
 //
-//  * Parallel: one task per (batch, head, query block), handed out to std::threads from a shared
-//    counter (causal blocks differ in cost, so static splitting would leave a core idle).
+//  * Parallel: one task per (batch, head, query block), handed out to the process's workers
+//    (attn/worker_pool.hpp) from a shared counter (causal blocks differ in cost, so static
+//    splitting would leave a core idle).
 //  * Cache-blocked: a task keeps a 64-row query block (transposed), its 64 x 64 score tile, its
 //    64 x value_dim accumulator and the row statistics in one thread's scratch -- about
 //    100 KB at d = 128, inside the L2 of one core -- while 64-key blocks of K and V stream past.

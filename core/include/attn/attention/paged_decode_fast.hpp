@@ -20,7 +20,8 @@
 //    at least 4,096 (token, KV head) steps each) whose (m, l, acc) states online_softmax::merge
 //    combines, so a batch of one sequence with few KV heads still keeps every thread busy. The
 //    cut depends on the problem only: every thread count gives the same bits.
-//  * Parallel over tasks (std::threads, a shared counter: sequences differ in length).
+//  * Parallel over tasks on the process's workers (attn/worker_pool.hpp; a shared counter:
+//    sequences differ in length).
 //
 // Supported: GQA/MQA, head_dim != value_dim, partial last blocks, key_allowed masks (a fully
 // masked prefix leaves the state empty; a row that sees no key gives zeros and lse = -inf).
