@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -48,9 +49,14 @@ public:
     // False if another call holds the workers (the caller then runs the job itself).
     bool try_run(std::size_t workers, const std::function<void(std::size_t)>& job) {
         if (busy_.exchange(true, std::memory_order_acquire)) return false;
-        while (helpers_.size() + 1 < workers) {
-            const std::size_t w = helpers_.size() + 1;
-            helpers_.emplace_back([this, w] { serve(w); });
+        try {
+            while (helpers_.size() + 1 < workers) {
+                const std::size_t w = helpers_.size() + 1;
+                helpers_.emplace_back([this, w] { serve(w); });
+            }
+        } catch (const std::exception&) {
+            // No thread (or no memory) for another helper: the indices no helper serves are the
+            // caller's to claim.
         }
         const std::uint64_t number = job_number_.load(std::memory_order_relaxed) + 1;
         job_.store(&job, std::memory_order_relaxed);
