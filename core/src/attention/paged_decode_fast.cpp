@@ -199,8 +199,8 @@ void score_heads(const float* q, std::size_t d, const Chunk& c, float* sc, Vec& 
 // three of each row's four V vectors to the stack, to be read back by every multiply-add. Measured
 // (Zen 5, 2 threads, 2k tokens in L3): 8B 54-55 -> 56-57 GB/s, 70B 42-43 -> 48-49.
 template <std::size_t H, std::size_t W>
-[[gnu::noinline]] void pv_tile(const float* __restrict p, const float* __restrict alpha, const Chunk& c, std::size_t c0,
-             float* __restrict acc, std::size_t dv, const Chunk* ahead) {
+[[gnu::noinline]] void pv_tile(const float* __restrict p, const float* __restrict alpha, const Chunk& c,
+                               std::size_t c0, float* __restrict acc, std::size_t dv, const Chunk* ahead) {
     const std::size_t ahead_rows = ahead ? ahead->rows : 0;
     Vec a[H][W];
     for (std::size_t h = 0; h < H; ++h) {
