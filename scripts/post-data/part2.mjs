@@ -6,7 +6,7 @@
 //   node scripts/post-data/part2.mjs           rewrite site/data/generated/part2.json
 //   node scripts/post-data/part2.mjs --check   exit 1 if the committed file differs from a fresh run
 
-import { benchRunWith, benchSource, loadModule, reportErrorsBriefly, writeGenerated, bytes, fixed, integer } from './common.mjs';
+import { POSTS_CPU_RUN, benchRun, benchSource, loadModule, reportErrorsBriefly, writeGenerated, bytes, fixed, integer } from './common.mjs';
 
 reportErrorsBriefly('post-data/part2');
 
@@ -127,27 +127,25 @@ const flops = (n) => (n >= 1e12 ? `${fixed(n / 1e12, 1)} T` : n >= 1e9 ? `${fixe
 
 // --- 5. The measured price: crossover against exact flash attention on this project's CPU ------------
 {
-  const run = await benchRunWith('approx');
-  if (run) {
-    const labels = { performer: 'Performer (m = 256)', linformer: 'Linformer (k = 256)', linear: 'Linear Transformer', sliding_window: 'Longformer window (256 per side)', lsh: 'Reformer LSH (1 round)' };
-    const lengths = run.approx.methods[0].runs.map((r) => r.N);
-    tables.crossover = {
-      caption: 'Measured: time of each approximate method divided by exact FlashAttention\'s (flash_fast) for one head, d = 64, FP32 on a CPU, and the N from which the method is faster',
-      columns: [{ label: 'Method' }, ...lengths.map((N) => ({ label: `N = ${integer(N)}`, numeric: true })), { label: 'Faster from', numeric: true }, { label: 'Its error there', numeric: true }],
-      rows: run.approx.methods.map((m) => [
-        labels[m.name] ?? m.name,
-        ...m.runs.map((r) => `${Number(r.time_vs_flash.toPrecision(2))}×`),
-        m.crossover_N ? integer(m.crossover_N) : 'never',
-        m.crossover_N ? fixed(m.rel_error_at_crossover, 2) : '—',
-      ]),
-      notes: [
-        `Exact flash_fast took ${run.approx.methods[0].runs.map((r) => `${fixed(r.flash_seconds * 1e3, r.flash_seconds < 0.1 ? 1 : 0)} ms`).join(', ')} at these N; standard attention on OpenBLAS ${run.approx.methods[0].runs.map((r) => `${fixed(r.standard_seconds * 1e3, r.standard_seconds < 0.1 ? 1 : 0)} ms`).join(', ')}.`,
-        'Every method is FP32 on OpenBLAS with the same vectorised exponential and threading as the exact baselines, and checked against the core\'s double-precision version before timing. Error as in the table above, on the timed random inputs (LSH against exact shared-QK attention).',
-      ],
-      source: benchSource(run, 'native/bench/approx_benchmarks.cpp'),
-    };
-    for (const m of run.approx.methods) values[`crossover.${m.name}`] = m.crossover_N ? integer(m.crossover_N) : 'never';
-  }
+  const run = await benchRun(POSTS_CPU_RUN, 'approx');
+  const labels = { performer: 'Performer (m = 256)', linformer: 'Linformer (k = 256)', linear: 'Linear Transformer', sliding_window: 'Longformer window (256 per side)', lsh: 'Reformer LSH (1 round)' };
+  const lengths = run.approx.methods[0].runs.map((r) => r.N);
+  tables.crossover = {
+    caption: 'Measured: time of each approximate method divided by exact FlashAttention\'s (flash_fast) for one head, d = 64, FP32 on a CPU, and the N from which the method is faster',
+    columns: [{ label: 'Method' }, ...lengths.map((N) => ({ label: `N = ${integer(N)}`, numeric: true })), { label: 'Faster from', numeric: true }, { label: 'Its error there', numeric: true }],
+    rows: run.approx.methods.map((m) => [
+      labels[m.name] ?? m.name,
+      ...m.runs.map((r) => `${Number(r.time_vs_flash.toPrecision(2))}×`),
+      m.crossover_N ? integer(m.crossover_N) : 'never',
+      m.crossover_N ? fixed(m.rel_error_at_crossover, 2) : '—',
+    ]),
+    notes: [
+      `Exact flash_fast took ${run.approx.methods[0].runs.map((r) => `${fixed(r.flash_seconds * 1e3, r.flash_seconds < 0.1 ? 1 : 0)} ms`).join(', ')} at these N; standard attention on OpenBLAS ${run.approx.methods[0].runs.map((r) => `${fixed(r.standard_seconds * 1e3, r.standard_seconds < 0.1 ? 1 : 0)} ms`).join(', ')}.`,
+      'Every method is FP32 on OpenBLAS with the same vectorised exponential and threading as the exact baselines, and checked against the core\'s double-precision version before timing. Error as in the table above, on the timed random inputs (LSH against exact shared-QK attention).',
+    ],
+    source: benchSource(run, 'native/bench/approx_benchmarks.cpp'),
+  };
+  for (const m of run.approx.methods) values[`crossover.${m.name}`] = m.crossover_N ? integer(m.crossover_N) : 'never';
 }
 
 await writeGenerated('part2', 'scripts/post-data/part2.mjs', { tables, values });

@@ -10,7 +10,7 @@
 // it appears; arithmetic here only combines core results (ratios, bytes ÷ bandwidth).
 
 import {
-  bandwidth, benchRunWith, benchSource, bytes, decimalGB, fixed, integer, loadModule, perCent, reportErrorsBriefly, times, writeGenerated,
+  POSTS_CPU_RUN, bandwidth, benchRun, benchSource, bytes, decimalGB, fixed, integer, loadModule, perCent, reportErrorsBriefly, times, writeGenerated,
 } from './common.mjs';
 
 const CORE_KV = 'the core\'s KV-cache sizes (`kvCacheBytes`, `kvSchemeComparison`: core/include/attn/kvcache/kv_schemes.hpp)';
@@ -345,5 +345,4 @@ function decodeTable(run, data) {
 
 reportErrorsBriefly('post-data/part4');
 const data = part4Data(await loadModule('inference'), await loadModule('flash'));
-const decodeRun = await benchRunWith('decode');
-await writeGenerated('part4', 'scripts/post-data/part4.mjs', decodeRun ? decodeTable(decodeRun, data) : data);
+await writeGenerated('part4', 'scripts/post-data/part4.mjs', decodeTable(await benchRun(POSTS_CPU_RUN, 'decode'), data));
