@@ -35,9 +35,11 @@ inline void cpu_relax() {
 #endif
 }
 
-// Jobs are numbered. Index w of job g is run by whoever first moves claims[w] to g: helper w when
-// it sees the job, or the caller once its own index is done. So a helper that starts late costs
-// nothing, and one that wakes after its job ended claims nothing and touches none of it.
+// Jobs are numbered. For job g the caller opens claims[w] = 2g for each of its indices w > 0; index
+// w is run by whoever first moves it to 2g + 1: helper w when it sees the job, or the caller once
+// its own index is done. So a helper that starts late costs nothing, and one still looking at an
+// earlier job claims nothing (that job's indices were all taken before this one opened) and
+// touches none of it.
 class Pool {
 public:
     ~Pool() {
@@ -59,8 +61,8 @@ public:
             // caller's to claim.
         }
         const std::uint64_t number = job_number_.load(std::memory_order_relaxed) + 1;
+        for (std::size_t w = 1; w < workers; ++w) claims_[w].store(2 * number, std::memory_order_relaxed);
         job_.store(&job, std::memory_order_relaxed);
-        workers_.store(workers, std::memory_order_relaxed);
         job_number_.store(number, std::memory_order_release);
         job_number_.notify_all();
         job(0);
@@ -74,8 +76,8 @@ public:
 
 private:
     bool claim(std::size_t w, std::uint64_t number) {
-        std::uint64_t last = claims_[w].load(std::memory_order_relaxed);
-        return last < number && claims_[w].compare_exchange_strong(last, number, std::memory_order_acq_rel);
+        std::uint64_t open = 2 * number;
+        return claims_[w].compare_exchange_strong(open, open + 1, std::memory_order_acq_rel);
     }
 
     // Helper w: waits for each job (polling, then asleep) and runs its index if still unclaimed.
@@ -94,7 +96,6 @@ private:
             }
             seen = number;
             if (quit_.load(std::memory_order_relaxed)) return;
-            if (w >= workers_.load(std::memory_order_relaxed)) continue;
             // Counted before claiming, so a caller that saw every index claimed and nothing
             // running knows no helper is still inside its job.
             running_.fetch_add(1, std::memory_order_acq_rel);
@@ -106,7 +107,7 @@ private:
     std::atomic<bool> busy_{false}, quit_{false};
     std::atomic<std::uint64_t> job_number_{0};
     std::atomic<const std::function<void(std::size_t)>*> job_{nullptr};
-    std::atomic<std::size_t> workers_{0}, running_{0};
+    std::atomic<std::size_t> running_{0};
     std::unique_ptr<std::atomic<std::uint64_t>[]> claims_ = std::make_unique<std::atomic<std::uint64_t>[]>(kMaxWorkers);
     std::vector<std::jthread> helpers_;  // last: joined first, while the rest still exists
 };

@@ -1,8 +1,9 @@
 // The process's CPU workers (attn/worker_pool.hpp): every index of every job runs exactly once,
 // and the job has ended when the call returns -- over thousands of back-to-back jobs of changing
-// sizes (helpers late, early, or polling from the job before), from two callers at once, and
-// from inside a job; bad arguments are refused. The thread tests (tests/threads) run this file
+// sizes (helpers late, early, or polling from the job before), with other threads taking the CPUs
+// from the helpers, from two callers at once, and from inside a job; bad arguments are refused. The thread tests (tests/threads) run this file
 // under ThreadSanitizer too.
+#include <algorithm>
 #include <atomic>
 #include <thread>
 #include <vector>
@@ -38,6 +39,19 @@ void check_jobs(std::size_t jobs, std::size_t max_workers) {
 TEST_CASE("worker pool: every index of every job runs exactly once, whatever the job size") {
     check_jobs(5000, 2);
     check_jobs(2000, 5);  // more workers than this machine has CPUs
+}
+
+// Threads that only spin take CPUs from the pool's helpers at random moments, so a helper is
+// often stopped between seeing a job and claiming its index, while the caller moves on to the next
+// job: the window in which a helper could take an index of a job it did not see.
+TEST_CASE("worker pool: every index runs exactly once while other threads compete for the CPUs") {
+    std::vector<std::jthread> spinners;  // stopped and joined on the way out, even after a failure
+    for (unsigned i = 0; i < std::max(2u, std::thread::hardware_concurrency()); ++i) {
+        spinners.emplace_back([](std::stop_token stop) {
+            while (!stop.stop_requested()) {}
+        });
+    }
+    check_jobs(3000, 4);
 }
 
 TEST_CASE("worker pool: a job's writes are all visible to the caller when the call returns") {
