@@ -38,7 +38,7 @@ void check_jobs(std::size_t jobs, std::size_t max_workers) {
 
 TEST_CASE("worker pool: every index of every job runs exactly once, whatever the job size") {
     check_jobs(5000, 2);
-    check_jobs(2000, 5);  // more workers than this machine has CPUs
+    check_jobs(2000, 5);  // on a 2-CPU machine, more workers than CPUs
 }
 
 // Threads that only spin take CPUs from the pool's helpers at random moments, so a helper is
