@@ -1,5 +1,6 @@
 #include "attn/worker_pool.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "attn/error.hpp"
@@ -115,6 +116,14 @@ private:
 #endif
 
 }  // namespace
+
+std::size_t default_workers() {
+#ifdef ATTN_CPU_THREADS
+    return std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, kMaxWorkers);
+#else
+    return 1;
+#endif
+}
 
 void run_on_workers(std::size_t workers, const std::function<void(std::size_t worker)>& job) {
     if (workers < 1 || workers > kMaxWorkers) {

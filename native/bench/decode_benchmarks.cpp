@@ -12,7 +12,6 @@
 #include <numeric>
 #include <random>
 #include <sstream>
-#include <thread>
 #include <unistd.h>
 
 #include "attn/attention/paged_decode_fast.hpp"
@@ -116,7 +115,7 @@ float stream_sum(const float* __restrict data, std::size_t n) {
 // runs on by default (attn::run_on_workers, one per hardware thread): the same threads, as ready
 // as they are for the kernel.
 void parallel_read(std::initializer_list<const std::vector<float>*> pools) {
-    const std::size_t workers = std::max(1u, std::thread::hardware_concurrency());
+    const std::size_t workers = default_workers();
     std::vector<float> partial(pools.size() * workers);
     run_on_workers(workers, [&](std::size_t w) {
         std::size_t i = 0;

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <limits>
 #include <numbers>
-#include <thread>
 #include <vector>
 
 #include "attn/attention/fast_exp2.hpp"
@@ -57,7 +56,7 @@ void softmax_row(float* s, std::size_t count, std::size_t visible) {
 }
 
 void parallel_rows(std::size_t rows, const std::function<void(std::size_t)>& fn) {
-    const std::size_t workers = std::max(1u, std::thread::hardware_concurrency());
+    const std::size_t workers = default_workers();
     // The rows are the parallelism: a BLAS call inside runs on its own thread, or OpenBLAS would
     // start its threads for each small product and oversubscribe the cores.
     const int blas_threads = openblas_get_num_threads();

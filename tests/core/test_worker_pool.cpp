@@ -94,6 +94,11 @@ TEST_CASE("worker pool: a job that runs another job does not wait for itself") {
     for (auto& r : inner) CHECK(r.load() == 1);
 }
 
+TEST_CASE("worker pool: the default is one worker per hardware thread, within [1, kMaxWorkers]") {
+    const std::size_t hardware = std::thread::hardware_concurrency();
+    CHECK(default_workers() == std::clamp<std::size_t>(hardware, 1, kMaxWorkers));
+}
+
 TEST_CASE("worker pool: one worker runs on the caller's thread") {
     std::thread::id ran_on;
     run_on_workers(1, [&](std::size_t) { ran_on = std::this_thread::get_id(); });

@@ -16,6 +16,10 @@ namespace attn {
 // Largest worker count a call may ask for (the optimised paths' num_threads bound).
 inline constexpr std::size_t kMaxWorkers = 1024;
 
+// The workers a call uses when not told otherwise: one per hardware thread (at least 1, at most
+// kMaxWorkers); 1 in WebAssembly builds without pthreads.
+std::size_t default_workers();
+
 // Runs job(w) once for every w in [0, workers), worker 0 on the caller's thread, and returns when
 // all have returned. A helper that has not started by the time the caller's share is done is
 // not waited for: the caller runs its index itself, so `job` must not assume which thread runs

@@ -12,17 +12,16 @@
 #include "attn/worker_pool.hpp"
 
 #if !defined(__EMSCRIPTEN__) || defined(__EMSCRIPTEN_PTHREADS__)
-#include <thread>
 #define ATTN_CPU_THREADS 1
 #endif
 
 namespace attn::detail {
 
-// Workers for `tasks` tasks: `requested` (0 = hardware concurrency), at most one per task and
-// at most kMaxWorkers.
+// Workers for `tasks` tasks: `requested` (0 = default_workers()), at most one per task and at
+// most kMaxWorkers.
 inline std::size_t worker_count(std::size_t requested, std::size_t tasks) {
 #ifdef ATTN_CPU_THREADS
-    const std::size_t available = requested ? requested : std::max(1u, std::thread::hardware_concurrency());
+    const std::size_t available = requested ? requested : default_workers();
     return std::max<std::size_t>(1, std::min({available, tasks, kMaxWorkers}));
 #else
     (void)requested;
