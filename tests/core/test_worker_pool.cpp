@@ -94,7 +94,7 @@ TEST_CASE("worker pool: a job that runs another job does not wait for itself") {
     for (auto& r : inner) CHECK(r.load() == 1);
 }
 
-TEST_CASE("worker pool: the default is one worker per hardware thread, within [1, kMaxWorkers]") {
+TEST_CASE("worker pool: the default is one worker per hardware thread, at least 1 and at most kMaxWorkers") {
     const std::size_t hardware = std::thread::hardware_concurrency();
     CHECK(default_workers() == std::clamp<std::size_t>(hardware, 1, kMaxWorkers));
 }
