@@ -415,7 +415,7 @@ test('a counter that changes again within one glide snaps to its value (a reader
   await close();
 });
 
-test('reduced motion: counters snap to their values and entry animations are off', async () => {
+test('reduced motion: counters snap to their values, entry animations are off, and each step’s transfers still show', async () => {
   const { page, problems, close } = await site.open(`${VIZ}#step=3`, { reducedMotion: 'reduce' });
   const steps = flashSteps();
   await page.getByRole('button', { name: /Step forward/ }).click();
@@ -424,6 +424,13 @@ test('reduced motion: counters snap to their values and entry animations are off
   assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector('.viz')).animationName), 'none');
   assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector('.stage')).animationName), 'none');
   assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector('.stage .sram-frame')).transitionDuration), '0s', 'SRAM frames jump');
+  // The step's HBM transfers are tinted for the step, with or without motion: the K and V blocks
+  // step 4 reads, then the rows of O (and their m, ℓ columns: lse) that step 5 writes.
+  const tints = () => page.locator('.stage .transfer').evaluateAll((els) => els.map((e) => [e.getAttribute('class'), Number(getComputedStyle(e).opacity)]));
+  const expected = (s) => s.transfers.map((t) => [`transfer ${t.direction}`, 0.2]);
+  assert.deepEqual(await tints(), expected(steps[4]), `step 4 tints its ${steps[4].transfers.length} transfers`);
+  await page.getByRole('button', { name: /Step forward/ }).click();
+  assert.deepEqual(await tints(), expected(steps[5]), `step 5 tints its ${steps[5].transfers.length} transfers`);
   assert.deepEqual(problems, []);
   await close();
 });

@@ -1,9 +1,9 @@
 // The stage: Q on the left, Kᵀ and Vᵀ on top, the N x N score matrix in blocks, and (when there
 // is room) the output O with each row's m and ℓ on the right. The blocks in SRAM are framed in
-// green; each step's HBM transfers flash on the matrix they touch (reads blue, writes red).
+// green; each step's HBM transfers tint what they move (reads blue, writes red) for that step.
 // The cells are painted on two canvases (draw.ts): the inputs with the block labels and row numbers
-// once per configuration, the rest per step. An SVG over them holds the band labels, the flashes
-// and one transparent rectangle per block for the pointer; the SRAM frames are HTML boxes over it
+// once per configuration, the rest per step. An SVG over them holds the band labels, the transfer
+// tints and one transparent rectangle per block for the pointer; the SRAM frames are HTML boxes over it
 // all (SramFrame); a visually hidden line gives the current rows' m and ℓ as text.
 import { Component } from 'preact';
 import { useLayoutEffect, useRef } from 'preact/hooks';
@@ -11,7 +11,7 @@ import type { HbmTransfer } from '../../../wasm/load';
 import type { CellState } from '../shared/AttentionGrid';
 import { pageFontFamily } from '../shared/canvas';
 import { fmt } from '../shared/format';
-import { reducedMotion, useSnap } from '../shared/motion';
+import { useSnap } from '../shared/motion';
 import { colors } from '../shared/theme';
 import { maxAbs, paintBlockLabels, paintInputs, paintStep, STATS_COL, stepArea, type GridPaint } from './draw';
 import { followedRow, isFlashStep, rowsAt, type Run } from './model';
@@ -124,7 +124,6 @@ export function Stage({ run, at, width, onSeek }: { run: Run; at: number; width:
   const flash = isFlashStep(s);
   const canvas = useRef<HTMLCanvasElement>(null);
   const snap = useSnap(at);
-  const pulse = useRef<SVGRectElement>(null);
   const tooltip = useRef<HTMLTitleElement>(null);  // Preact types <title> as the HTML element
 
   // Block states at this step: looked up from the step indices that handle each block.
@@ -176,13 +175,8 @@ export function Stage({ run, at, width, onSeek }: { run: Run; at: number; width:
     });
   });
 
-  // Each S/P write to HBM flashes once on the grid.
+  // S or P written to HBM this step, tinted on the grid.
   const spWrite = s.transfers.find((t) => t.direction === 'write' && (t.matrix === 'S' || t.matrix === 'P'));
-  useLayoutEffect(() => {
-    const el = pulse.current;
-    if (!el || reducedMotion.value || typeof el.animate !== 'function') return;
-    el.animate([{ opacity: 0.95 }, { opacity: 0 }], { duration: 700, easing: 'cubic-bezier(0.22, 1, 0.36, 1)' });
-  }, [at, run]);
 
   // Which blocks of Q, K, V, O are on chip at this step.
   const onChipRows = rows > 0 && s.kind !== 'init_o';
@@ -244,14 +238,16 @@ export function Stage({ run, at, width, onSeek }: { run: Run; at: number; width:
             <title ref={tooltip} />
             {hits}
           </g>
-          {spWrite && <rect ref={pulse} {...cellFrame(spWrite.rowBegin, spWrite.rowEnd, spWrite.colBegin, spWrite.colEnd)} class="attn-pulse" opacity={0} />}
+          {spWrite && <rect {...cellFrame(spWrite.rowBegin, spWrite.rowEnd, spWrite.colBegin, spWrite.colEnd)} class="transfer write" />}
         </g>
 
-        {/* This step's HBM transfers: keyed by step, so each new step replays the flash */}
+        {/* This step's HBM transfers. A tint held for the step, not a fading flash: a fade of SVG
+            ran on the main thread, restyling and repainting the drawing on every frame of it
+            (and under reduced motion the flash did not show at all). */}
         <g class="transfers" aria-hidden="true">
           {s.transfers.map((t, i) => {
             const rect = transferRect(t);
-            return rect && <rect key={`${at}-${i}`} {...rect} class={`transfer ${t.direction}`} />;
+            return rect && <rect key={i} {...rect} class={`transfer ${t.direction}`} />;
           })}
         </g>
       </svg>

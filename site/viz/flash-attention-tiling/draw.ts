@@ -87,7 +87,7 @@ export function paintBlockLabels(canvas: HTMLCanvasElement, L: Layout, blocks: B
 // every label, which as SVG text cost a change of N about a millisecond of layout.
 function paintLabels(g: CanvasRenderingContext2D, L: Layout, { n, br, bc, tr, tc, font }: Blocks) {
   const c = L.cell, side = n * c;
-  const left = offPageContext(L.labelW, side);
+  const left = offPageContext('row labels', L.labelW, side);
   left.textBaseline = 'middle';
   left.font = `600 10.5px ${font}`; left.fillStyle = colors.textMuted; left.textAlign = 'start';
   for (let i = 0; i < tr; i++) {
@@ -98,15 +98,15 @@ function paintLabels(g: CanvasRenderingContext2D, L: Layout, { n, br, bc, tr, tc
     left.font = `400 9.5px ${font}`; left.fillStyle = colors.muted; left.textAlign = 'end';
     for (let r = 0; r < n; r++) left.fillText(String(r + 1), L.labelW - 5, (r + 0.5) * c);
   }
-  copyText(g, 0, L.gridY, L.labelW, side);
-  const top = offPageContext(side, L.kY);
+  copyText(g, left, 0, L.gridY, L.labelW, side);
+  const top = offPageContext('column labels', side, L.kY);
   top.font = `600 10.5px ${font}`; top.fillStyle = colors.textMuted; top.textAlign = 'center'; top.textBaseline = 'alphabetic';
   for (let j = 0; j < tc; j++) {
     const w = Math.min(n - j * bc, bc) * c;
     const text = [`K${j + 1} V${j + 1}`, `${j + 1}`].find((t) => t.length * 6.5 + 4 <= w);
     if (text) top.fillText(text, j * bc * c + w / 2, L.kY - 5);
   }
-  copyText(g, L.gridX, 0, side, L.kY);
+  copyText(g, top, L.gridX, 0, side, L.kY);
 }
 
 export interface GridPaint {
@@ -205,7 +205,7 @@ export function paintStep(canvas: HTMLCanvasElement, L: Layout, p: GridPaint) {
     g.fillStyle = 'rgba(251, 191, 36, 0.08)'; g.fill();
     g.strokeStyle = 'rgba(251, 191, 36, 0.55)'; g.lineWidth = 1; g.stroke();
     // The numbers are set off the page (offPageContext) and copied in.
-    const w = 2 * STATS_COL, t = offPageContext(w, side);
+    const w = 2 * STATS_COL, t = offPageContext('m and l', w, side);
     t.textAlign = 'end'; t.textBaseline = 'middle';
     // The rows this step changed in bold amber, the rest plain, each set under one font: assigning
     // a font that differs from the current one re-parses and resolves it (most of a step's paint
@@ -219,6 +219,6 @@ export function paintStep(canvas: HTMLCanvasElement, L: Layout, p: GridPaint) {
     for (let r = 0; r < n; r++) if (r < s.changedBegin || r >= s.changedEnd) row(r);
     t.font = `650 11px ${s.font}`; t.fillStyle = '#fbbf24';
     for (let r = s.changedBegin; r < s.changedEnd; r++) row(r);
-    copyText(g, L.statsX, y0, w, side);
+    copyText(g, t, L.statsX, y0, w, side);
   }
 }

@@ -58,29 +58,32 @@ export function grownContext(canvas: HTMLCanvasElement): CanvasRenderingContext2
   return inCssPixels(canvas.getContext('2d')!);
 }
 
-let offPage: HTMLCanvasElement | null = null;
+const offPage = new Map<string, HTMLCanvasElement>();
 /**
  * A cleared context, in CSS pixels over width x height, of a canvas outside the page, for text that
  * is then copied onto a canvas in the page with drawImage (copyText). Assigning a font to a canvas
  * in the page makes Chromium bring the page's pending style changes up to date at that moment: in a
  * render, that is a restyle in the middle of the render's DOM changes, and another after them. A
- * canvas outside the page resolves its font alone. One canvas serves every caller, so its text must
- * be copied before the next call. Its store is sized to each request, not grown: drawImage takes a
- * copy-on-write snapshot of the whole source store, so the next drawing on a store grown to the
- * widest and the tallest request copied all of it (the tiling figure at N = 32: a 448 x 448 px
- * store for strips at most 100 px wide, 0.17 ms per copy).
+ * canvas outside the page resolves its font alone. Each `use` (e.g. 'row labels') has a canvas of
+ * its own, sized to its requests: a use asks for the same size again and again, so its store is
+ * allocated once per size, where one canvas shared by uses of different sizes was reallocated at
+ * every call. Not grown to the largest request either: drawImage takes a copy-on-write snapshot of
+ * the whole source store, so the next drawing on a store grown to the widest and the tallest request
+ * copied all of it (the tiling figure at N = 32: a 448 x 448 px store for strips at most 100 px
+ * wide, 0.17 ms per copy).
  */
-export function offPageContext(width: number, height: number): CanvasRenderingContext2D {
-  offPage ??= document.createElement('canvas');
-  const g = cssPixelContext(offPage, Math.ceil(width), Math.ceil(height));
+export function offPageContext(use: string, width: number, height: number): CanvasRenderingContext2D {
+  let canvas = offPage.get(use);
+  if (!canvas) offPage.set(use, (canvas = document.createElement('canvas')));
+  const g = cssPixelContext(canvas, Math.ceil(width), Math.ceil(height));
   g.clearRect(0, 0, width, height);
   return g;
 }
 
-/** Copies what offPageContext(width, height) drew onto `g` at (x, y), in g's CSS pixels. */
-export function copyText(g: CanvasRenderingContext2D, x: number, y: number, width: number, height: number) {
+/** Copies what `text` (an offPageContext of width x height) drew onto `g` at (x, y), in g's CSS pixels. */
+export function copyText(g: CanvasRenderingContext2D, text: CanvasRenderingContext2D, x: number, y: number, width: number, height: number) {
   const dpr = pixelRatio();
-  g.drawImage(offPage!, 0, 0, Math.round(width * dpr), Math.round(height * dpr), x, y, width, height);
+  g.drawImage(text.canvas, 0, 0, Math.round(width * dpr), Math.round(height * dpr), x, y, width, height);
 }
 
 let family: string | null = null;
