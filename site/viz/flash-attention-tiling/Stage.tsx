@@ -193,7 +193,7 @@ export function Stage({ run, at, width, onSeek }: { run: Run; at: number; width:
       case 'V': return { x: L.gridX + r0 * c, y: L.vY, width: (r1 - r0) * c, height: L.band };
       case 'O': case 'm': case 'l': case 'lse':
         return L.wide ? { x: L.oX, y: L.gridY + r0 * c, width: (L.stats ? L.statsX + 2 * STATS_COL : L.oX + L.band) - L.oX, height: (r1 - r0) * c } : null;
-      default: return null;  // S and P flash on the grid itself
+      default: return null;  // S and P are tinted on the grid itself
     }
   };
 

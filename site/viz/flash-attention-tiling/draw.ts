@@ -1,8 +1,8 @@
 // The stage's dense parts painted on canvas: the Q, Kᵀ, Vᵀ heat maps (once per configuration and
 // layout), and per step the score matrix's blocks, the tile's cells, the grid lines, O so far and
 // each row's m and ℓ. A step then repaints two canvases instead of re-diffing and re-laying out a
-// few hundred SVG nodes; what moves with a transition (the SRAM frames, the flashes of HBM
-// transfers) and the labels are drawn over them (Stage.tsx).
+// few hundred SVG nodes; the SRAM frames (which move with a transition), the tints of the step's
+// HBM transfers and the labels are drawn over them (Stage.tsx).
 import { CELL_STYLE, type CellState } from '../shared/AttentionGrid';
 import { copyText, growingContext, grownContext, offPageContext } from '../shared/canvas';
 import { fmt } from '../shared/format';
