@@ -127,6 +127,10 @@ test('the controls rebuild the ring from the core and the hash restores it', asy
   await assertTimeline(page, e);
   await assertMerge(page, e, 0);
   await page.locator('[role="radiogroup"][aria-label="Devices"] [data-value="3"]').click();
+  // The choice shows at once: a button transitions only its hover lift (a transform, which the
+  // compositor runs), not its colours, which would repaint the controls frame by frame after a click.
+  assert.deepEqual(await page.locator('[role="radiogroup"][aria-label="Devices"] button, select').evaluateAll((els) =>
+    [...new Set(els.map((e) => getComputedStyle(e).transitionProperty))]), ['transform']);
   await page.locator('select[aria-label="Sequence length N"]').selectOption('1048576');
   e = expected(1048576, 3, 450);
   await assertTimeline(page, e);
