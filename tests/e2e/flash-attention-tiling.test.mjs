@@ -415,6 +415,29 @@ test('a counter that changes again within one glide snaps to its value (a reader
   await close();
 });
 
+test('while the reader steps quickly, a value changing for the first time in a while snaps too (no glide, no flash)', async () => {
+  const { page, problems, close } = await site.open(`${VIZ}#step=3`);
+  const steps = flashSteps();
+  assert.equal(steps[4].hbmBytesWritten, steps[3].hbmBytesWritten, 'step 4 writes nothing');
+  assert.ok(steps[5].hbmBytesWritten > steps[4].hbmBytesWritten, 'step 5 writes O');
+  await settled(page.getByTestId('flops').locator('[data-value]'));
+  const written = await page.evaluate(async () => {
+    const step = async () => {
+      document.querySelector('button[aria-label^="Step forward"]').click();
+      for (let i = 0; i < 5; i++) await Promise.resolve();
+    };
+    await step();
+    await step();
+    await new Promise((r) => setTimeout(r, 50));  // a flash starts in an effect after the frame
+    const bar = document.querySelector('.memory-bar.hbm-written');
+    return { transition: bar.querySelector('.memory-bar-fill').style.transition, flashes: bar.querySelector('.memory-bar-flash').getAnimations().length };
+  });
+  // Bytes written change at step 5 for the first time, but the figure changed one step before.
+  assert.deepEqual(written, { transition: 'none', flashes: 0 });
+  assert.deepEqual(problems, []);
+  await close();
+});
+
 test('reduced motion: counters snap to their values, entry animations are off, and each step’s transfers still show', async () => {
   const { page, problems, close } = await site.open(`${VIZ}#step=3`, { reducedMotion: 'reduce' });
   const steps = flashSteps();

@@ -6,13 +6,13 @@
 //              one bar across modes) share a scale; without either the fill is empty
 //   color      the fill colour, a CSS colour or custom property (e.g. colors.hbm or 'var(--hbm)')
 //   pulseAbove the bar flashes when bytes rises by at least this much in one update (default 1:
-//              any rise; Infinity: never); reduced motion drops the flash
+//              any rise; Infinity: never); reduced motion, and quick changes (useSnap), drop the flash
 //   note       optional small text after the counter ("flat: S and P stay on chip")
 // The fill is a CSS transform, so updates cost no layout; data-bytes carries the exact value for tests.
 import { useEffect, useRef } from 'preact/hooks';
 import { AnimatedNumber } from './AnimatedNumber';
 import { fmtBytes } from './format';
-import { reducedMotion, useSnap } from './motion';
+import { useSnap } from './motion';
 
 export interface MemoryBarProps {
   label: string;
@@ -39,7 +39,7 @@ export function MemoryBar({ label, bytes, capacity, scale, color = 'var(--active
     const rise = bytes - last.current;
     last.current = bytes;
     const el = flashRef.current;
-    if (!el || rise < pulseAbove || reducedMotion.value || typeof el.animate !== 'function') return;
+    if (!el || rise < pulseAbove || snap || typeof el.animate !== 'function') return;
     el.animate([{ opacity: 0.9 }, { opacity: 0 }], { duration: 520, easing: 'cubic-bezier(0.22, 1, 0.36, 1)' });
   }, [bytes, pulseAbove]);
 

@@ -1,1 +1,0 @@
-import{x as e,y as t}from"./hashState--aPwm6Ll.js";var n=({children:n})=>e(t,{more:`More controls`,fewer:`Fewer controls`,class:`secondary`,children:n});export{n as t};
