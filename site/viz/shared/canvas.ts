@@ -65,17 +65,18 @@ const offPage = new Map<string, HTMLCanvasElement>();
  * in the page makes Chromium bring the page's pending style changes up to date at that moment: in a
  * render, that is a restyle in the middle of the render's DOM changes, and another after them. A
  * canvas outside the page resolves its font alone. Each `use` (e.g. 'row labels') has a canvas of
- * its own, sized to its requests: a use asks for the same size again and again, so its store is
- * allocated once per size, where one canvas shared by uses of different sizes was reallocated at
- * every call. Not grown to the largest request either: drawImage takes a copy-on-write snapshot of
- * the whole source store, so the next drawing on a store grown to the widest and the tallest request
- * copied all of it (the tiling figure at N = 32: a 448 x 448 px store for strips at most 100 px
- * wide, 0.17 ms per copy).
+ * its own, whose store grows to the largest size that use has asked for and is never shrunk: a
+ * use's requests differ along one side only (a strip as long as the grid), and reallocating the
+ * store at each new size cost a change of N about 0.4 ms (the tiling figure, 1x). Not one canvas
+ * shared by all uses either: drawImage takes a copy-on-write snapshot of the whole source store, so
+ * the next drawing on a store grown to the widest and the tallest of every use copied all of it
+ * (at N = 32: a 448 x 448 px store for strips at most 100 px wide, 0.17 ms per copy).
  */
 export function offPageContext(use: string, width: number, height: number): CanvasRenderingContext2D {
   let canvas = offPage.get(use);
   if (!canvas) offPage.set(use, (canvas = document.createElement('canvas')));
-  const g = cssPixelContext(canvas, Math.ceil(width), Math.ceil(height));
+  const dpr = pixelRatio();
+  const g = inCssPixels(sizedContext(canvas, Math.max(canvas.width, Math.ceil(width * dpr)), Math.max(canvas.height, Math.ceil(height * dpr))));
   g.clearRect(0, 0, width, height);
   return g;
 }
