@@ -241,17 +241,17 @@ function documentOf(source) {
       { label: 'FlashAttention-3' }, { label: 'FP8 tensor cores (dense peak)' },
     ],
     rows: [
-      ['Volta (sm_70)', 'V100', 'no: on the roadmap, never released', 'no', 'no', `${fp8('v100-sxm2-32gb')} (V100)`],
-      ['Turing (sm_75)', 'T4, RTX 2080', 'yes, FP16', 'no: "use FlashAttention 1.x for Turing"', 'no', `${fp8('t4')} (T4)`],
+      ['Volta (sm_70)', 'V100', 'no: on the 0.2 roadmap, never released', 'no', 'no', `${fp8('v100-sxm2-32gb')} (V100)`],
+      ['Turing (sm_75)', 'T4, RTX 2080', 'yes, FP16', 'no: the README points to a separate flash-attention-turing repository, "a core subset of FlashAttention features"', 'no', `${fp8('t4')} (T4)`],
       ['Ampere (sm_80, sm_86)', 'A100, RTX 3090', 'yes, FP16 and BF16', 'yes, FP16 and BF16', 'at release no; since March 2025 the hopper/ build, without Hopper\'s features', `${fp8('a100-sxm-80gb')} (A100)`],
-      ['Ada (sm_89)', 'RTX 4090, L40S', 'not listed', 'yes, FP16 and BF16', 'at release no; since March 2025 the hopper/ build, without Hopper\'s features', `${fp8('rtx-4090')} (RTX 4090)`],
-      ['Hopper (sm_90)', 'H100, H800', 'not listed', 'yes, without Hopper\'s TMA and WGMMA', 'yes: FP16/BF16 forward and backward, FP8 forward', `${fp8('h100-sxm')} (H100 SXM)`],
+      ['Ada (sm_89)', 'RTX 4090, L40S', 'yes, from 1.0', 'yes, FP16 and BF16', 'at release no; since March 2025 the hopper/ build, without Hopper\'s features', `${fp8('rtx-4090')} (RTX 4090)`],
+      ['Hopper (sm_90)', 'H100, H800', 'yes, from 1.0, without Hopper\'s TMA and WGMMA', 'yes, without Hopper\'s TMA and WGMMA', 'yes: FP16/BF16 forward and backward, FP8 forward', `${fp8('h100-sxm')} (H100 SXM)`],
       ['Blackwell (sm_100)', 'B200', 'not listed', 'not listed', 'not listed', `${fp8('b200')} (B200)`],
     ],
     notes: [
       '"not listed": the release\'s README names neither support nor lack of it. FlashAttention-4 (CuTeDSL) targets Hopper and Blackwell.',
     ],
-    source: `${README}: v0.2 / 1.x ("Turing or Ampere GPUs"; V100 on the roadmap) and main branch (FA2: "Ampere, Ada, or Hopper GPUs"; FA3: "H100 / H800"); FA3 on Ampere and Ada: flash-attention issues #1049 (2025-03-03) and #1481; FA2 on Hopper: ${FA2}, §4.1. FP8: ${CORE_PRESETS}.`,
+    source: `${README}: v0.2 ("Turing or Ampere GPUs"; V100 on the roadmap), 1.0–1.0.9 ("Turing, Ampere, Ada, or Hopper GPUs") and main branch (FA2: "Ampere, Ada, or Hopper GPUs", Turing in the separate flash-attention-turing repository; FA3: "H100 / H800"); FA3 on Ampere and Ada: flash-attention issues #1049 (2025-03-03) and #1481; FA2 on Hopper: ${FA2}, §4.1. FP8: ${CORE_PRESETS}.`,
   };
 }
 
