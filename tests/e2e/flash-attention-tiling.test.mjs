@@ -207,7 +207,11 @@ test('a formula holds still as its values change, and each value is drawn on its
   const after = await boxes();
   assert.equal(after.length, 4, 'the four equations of the online-softmax update');
   after.forEach((formula, i) => {
-    assert.deepEqual(formula.image, before[i].image, `formula ${i + 1} stays where it was`);
+    // To a hundredth of a pixel: the boxes pass through floating-point transforms, whose rounding
+    // can differ by a few millionths of a pixel between two layouts of the same geometry.
+    for (const side of ['x', 'y', 'right', 'bottom']) {
+      assert.ok(Math.abs(formula.image[side] - before[i].image[side]) <= 0.01, `formula ${i + 1} stays where it was (${side}: ${before[i].image[side]} -> ${formula.image[side]})`);
+    }
     assert.ok(formula.values.length > 0);
     formula.values.forEach((v, k) => {
       const was = before[i].values[k];
