@@ -19,7 +19,7 @@ export function narration(f: Figure, n: number, points: ComplexityPointInfo[]): 
   }
   return `N = ${N}: dense attention and FlashAttention both do ${fmtCount(dense.flops)}FLOPs, exactly the same work; ` +
     `the approximations do ${fmtCount(Math.min(...approx.map((p) => p.flops)))}FLOPs to ${fmtCount(Math.max(...approx.map((p) => p.flops)))}FLOPs. ` +
-    `Reformer's FLOPs grow linearly (each query scores two chunks of ${PARAMS.lshChunk} keys); its log N is in the sort by bucket, ${fmtCount(lsh.sortComparisons)} comparisons here.`;
+    `Reformer's FLOPs grow linearly (each query scores two chunks of ${PARAMS.lshChunk} keys in each of its ${PARAMS.lshRounds} hashing rounds); its log N is in the sort by bucket, ${fmtCount(lsh.sortComparisons)} comparisons here.`;
 }
 
 export const LOOK_FOR = 'the dense line climbing two decades for every decade of N and crossing one A100’s 80 GB, while exact FlashAttention stays down with the linear methods. Press Play to walk N up by decades.';

@@ -40,7 +40,7 @@ export function narration(f: Figure, step: number, visible: boolean[], selected:
     case 2:
       return `Head 3, coreference: ${arrow(f, 2, IT)}: the pronoun attends to the noun it stands for. Tokens with nothing to resolve park their weight on [SEP] (at least ${fmt(Math.min(...Array.from({ length: N }, (_, i) => (i === IT ? 1 : w(f, 2, i, SEP)))), 2)}).`;
     case 3:
-      return `Head 4, broadcast: every token sends at least ${fmt(minOnTarget(f, 3), 2)} of its attention to [SEP]. Clark et al. read this as a no-op: attending to [SEP] is how a head does nothing when its pattern does not apply.`;
+      return `Head 4, broadcast: every token sends at least ${fmt(minOnTarget(f, 3), 2)} of its attention to [SEP]. Clark et al. suggest it is a no-op: attending to [SEP] is how a head does nothing when its pattern does not apply.`;
     default: {
       const on = visible.filter(Boolean).length;
       return `All heads together (${on} of ${HEADS.length} shown): each head's output is [${s.seq} × ${s.valueDim}]; concatenated they form [${s.seq} × ${s.concat}], and W_O [${s.concat} × ${s.dModel}] projects that back to the model width, an output of [${s.seq} × ${s.dModel}]. Select a token to compare where the heads send it.`;

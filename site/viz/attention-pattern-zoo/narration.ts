@@ -10,9 +10,9 @@ export function explain(f: Figure, cell: Cell): string {
     case 'dense':
       return `Dense: every query scores every key, N² = ${int(cell.entries)} scores, and the N × N matrix is stored: ${fmtBytes(cell.peakBytes)} at FP16 for one head of one layer. The other five cut this down.`;
     case 'strided':
-      return `Strided (Sparse Transformer): each query sees the previous l = ${cell.size} positions and every l-th one before them, at most l + N/l ≈ 2√N keys instead of up to N (causal, as in its autoregressive models): ${fmtCount(cell.entries)} scores, ${share}. Any two positions are two hops apart.`;
+      return `Strided (Sparse Transformer): each query sees the previous l = ${cell.size} positions and every l-th one before them, at most l + N/l ≈ 2√N keys instead of up to N (causal, as in its autoregressive models): ${fmtCount(cell.entries)} scores, ${share}. Any earlier position reaches any later one in at most two hops.`;
     case 'longformer':
-      return `Sliding window (Longformer): each token scores only the ${LONGFORMER_ONE_SIDED} tokens on each side, so the cost grows as N·w, linearly in N: ${fmtCount(cell.entries)} scores, ${share}. ${f.config.n <= 512 ? `At N = ${n} the window still covers almost everything.` : 'Stacked layers widen the reach, one window per layer.'}`;
+      return `Sliding window (Longformer): each token scores only the ${LONGFORMER_ONE_SIDED} tokens on each side, so the cost grows as N·w, linearly in N: ${fmtCount(cell.entries)} scores, ${share}. ${f.config.n <= LONGFORMER_ONE_SIDED + 1 ? `At N = ${n} the window still covers everything.` : 'Stacked layers widen the reach, one window per layer.'}`;
     case 'bigbird':
       return `BigBird: in blocks of ${BIGBIRD.block}, each block row scores its own and neighbouring blocks, ${BIGBIRD.global} global blocks (which also see everything: the full first rows and columns), and ${BIGBIRD.randomBlocks} random blocks that shortcut long distances: ${fmtCount(cell.entries)} scores, ${share}.`;
     case 'lsh':

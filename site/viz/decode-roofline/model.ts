@@ -23,7 +23,7 @@ export interface Config {
 export const DEFAULT_CONFIG: Config = { model: 'llama3-70b', gpu: 'h100-sxm', context: 8192, batch: 16, weights: true };
 
 export interface Variant {
-  /** 'MHA', 'GQA G=8', 'MQA', 'MLA'. */
+  /** 'MHA', 'GQA-8' (8 K/V heads, the GQA paper's GQA-G with G groups), 'MQA', 'MLA'. */
   label: string;
   scheme: KvSchemeName;
   step: DecodeRooflineResult;
@@ -78,7 +78,7 @@ export function buildFigure(core: AttnInference, config: Config): Figure {
   const variants: Variant[] = powersOfTwoUpTo(qHeads).map((g) => {
     if (g === 1) return { label: 'MHA', scheme: 'mha', step: core.decodeRoofline({ ...common, scheme: 'mha' }) };
     if (g === qHeads) return { label: 'MQA', scheme: 'mqa', step: core.decodeRoofline({ ...common, scheme: 'mqa' }) };
-    return { label: `GQA G=${g}`, scheme: 'gqa', step: core.decodeRoofline({ ...common, scheme: 'gqa', gqaGroups: qHeads / g }) };
+    return { label: `GQA-${qHeads / g}`, scheme: 'gqa', step: core.decodeRoofline({ ...common, scheme: 'gqa', gqaGroups: qHeads / g }) };
   });
   variants.push({ label: 'MLA', scheme: 'mla', step: core.decodeRoofline({ ...common, scheme: 'mla' }) });
   return { config, modelName: preset.name, qHeads, variants, roofs: all };

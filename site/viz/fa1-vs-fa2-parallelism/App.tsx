@@ -57,7 +57,7 @@ function Key({ state }: { state: FigureState }) {
         { swatch: '#93c5fd', label: 'playhead', outline: true },
         { swatch: '#e5e5e5', label: 'end of the launch', outline: true },
       ]} />
-      <p class="axis-note">Each timeline has a row per SM; time runs left to right in K/V tiles ({BLOCK} × {BLOCK}) computed by one SM, on one axis for both. Predicted times: the roofline time of the launch with every SM busy ({fmtTime(rooflineS)}, predictAttention) ÷ the SM utilisation.</p>
+      <p class="axis-note">Each timeline has a row per SM; time runs left to right in K/V tiles ({BLOCK} × {BLOCK}) computed by one SM, on one axis for both. Predicted times: the roofline time of the launch with every SM busy ({fmtTime(rooflineS)}, predictAttention, which counts the original FlashAttention's HBM traffic for both sides, so that only the partition differs) ÷ the SM utilisation.</p>
     </Fold>
   ), [heads, rooflineS]);
 }

@@ -27,7 +27,7 @@ export function narration(fig: Figure, t: number): string {
   if (c.mode === 'standard') {
     return `Done in ${fmtTime(r.timeS)} (predicted): ${fmtDecimal(r.hbmBytes, 'B')} crossed the HBM link, ${sp} of it S and P written and read back; ${bound}. FlashAttention needs ${fmtTime(flash.timeS)} (${fmt(standard.timeS / flash.timeS, 1)}× faster).`;
   }
-  return `Done in ${fmtTime(r.timeS)} (predicted): ${fmtDecimal(r.hbmBytes, 'B')} of HBM traffic, Q, K and V read in tiles and O written once; ${bound}. Standard attention needs ${fmtTime(standard.timeS)}.`;
+  return `Done in ${fmtTime(r.timeS)} (predicted): ${fmtDecimal(r.hbmBytes, 'B')} of HBM traffic: K and V read once, while Q, O and each row's m and ℓ are read and written again for every block of K and V (the original FlashAttention's loop order); ${bound}. Standard attention needs ${fmtTime(standard.timeS)}.`;
 }
 
 // What to look for when the figure opens (shared/Narration.tsx).

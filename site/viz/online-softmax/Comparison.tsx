@@ -12,7 +12,7 @@ export function Comparison({ ex }: { ex: Example }) {
   ];
   return (
     <table class="comparison" data-testid="comparison">
-      <caption>Tiled (two passes over 4 keys) vs dense softmax over all 8 keys</caption>
+      <caption>Tiled (one pass, two tiles of 4 keys) vs dense softmax over all 8 keys</caption>
       <thead><tr><td></td><th scope="col">online, tiled</th><th scope="col">dense</th><th scope="col">|difference|</th></tr></thead>
       <tbody>
         {rows.map(([name, a, b]) => (
