@@ -17,4 +17,6 @@ export function narration(f: Figure, step: number): string {
   return `${what}. One step for ${f.config.batch} request${f.config.batch > 1 ? 's' : ''} at ${fmtTokens(f.config.context)} tokens reads ${bytes}: ${bound}. Reading them takes at least ${fmtSeconds(s.memoryTimeS)} per output token.`;
 }
 
-export const stepLabels = (f: Figure) => f.variants.map((v) => v.label.replace('GQA G=', ''));
+// The scrubber's stops: GQA's by its number of K/V heads alone ("16" for GQA-16), so that every stop
+// fits one line at 375 px.
+export const stepLabels = (f: Figure) => f.variants.map((v) => v.label.replace('GQA-', ''));
