@@ -35,6 +35,7 @@ export function Roofline({ fig, step }: { fig: Figure; step: number }) {
   const xTicks = x.ticks(narrow ? 8 : 2).filter((t) => t >= 1 && t < X.hi);
   const yTicks = y.ticks(10);
   const current = fig.variants[step];
+  const ridgeLeft = x(chosen.ridge) > width - 130;  // no room for the ridge's label right of it
   return (
     <div ref={ref} class="roofline-frame" data-drawing>
       <svg class="roofline" width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img"
@@ -52,7 +53,10 @@ export function Roofline({ fig, step }: { fig: Figure; step: number }) {
         {fig.roofs.filter((r) => r !== chosen).map((r) => <path key={r.gpu.id} d={roofPath(r.peak, r.bandwidth)} class="roof other" data-gpu={r.gpu.id}><title>{r.gpu.name}</title></path>)}
         <path d={roofPath(chosen.peak, chosen.bandwidth)} class="roof chosen" data-testid="roof" data-ridge={chosen.ridge} />
         <line x1={x(chosen.ridge)} x2={x(chosen.ridge)} y1={y(chosen.peak)} y2={height - M.b} class="ridge" />
-        <text x={x(chosen.ridge) + (x(chosen.ridge) > width - 130 ? -4 : 4)} y={y(chosen.peak) + 14} text-anchor={x(chosen.ridge) > width - 130 ? 'end' : 'start'}
+        {/* Under the flat roof, right of the ridge; where there is no room there, at the foot of the
+            ridge line on its left, clear of the sloped roof, which just left of the ridge runs close
+            under the flat one. */}
+        <text x={x(chosen.ridge) + (ridgeLeft ? -4 : 4)} y={ridgeLeft ? height - M.b - 6 : y(chosen.peak) + 14} text-anchor={ridgeLeft ? 'end' : 'start'}
           class="ridge-label" data-testid="ridge">ridge {fmtIntensity(chosen.ridge)} FLOP/B</text>
         <text x={M.l + 4} y={y(chosen.peak) - 6} class="roof-label">{narrow ? '' : `${chosen.gpu.name}: `}{fmtFlops(chosen.peak)} peak</text>
         <g data-testid="attention-mark">
