@@ -36,13 +36,13 @@ export function FitChart({ fig, step }: { fig: Figure; step: number }) {
           <text x={M.l - 6} y={y(t)} text-anchor="end" dominant-baseline="middle" class="tick">{fmtBytes(t, 0)}</text>
         </g>)}
         {xTicks.map((t) => <text key={t} x={x(t)} y={height - 6} text-anchor="middle" class="tick">{fmtTokens(t)}</text>)}
-        {/* The context cursor under the memory line's label, which is haloed (style.css) so that no line
+        {/* The context cursor under the memory line's label, which is haloed so that no line
             crosses its words. */}
         <line x1={cx} x2={cx} y1={M.t} y2={height - M.b} class="cursor" />
         {free > 0 ? (
           <g data-testid="memory-line" data-bytes={free}>
             <line x1={M.l} x2={width - M.r} y1={y(free)} y2={y(free)} class="memory-line" />
-            <text x={M.l + 4} y={y(free) - 5} class="memory-label">
+            <text x={M.l + 4} y={y(free) - 5} class="memory-label halo">
               {narrow ? `${fmtBytes(free)} ${fig.config.weights ? 'free after the weights' : 'of GPU memory'}`
                 : `${fig.gpuName}: ${fmtBytes(free)}${fig.config.weights ? ' left after the weights' : ''}`}
             </text>

@@ -211,7 +211,7 @@ export function Pools({ figure, st, focus }: { figure: Figure; st: StepState; fo
           </marker>
         </defs>
 
-        <text class="section-title" x={0} y={15}>{narrow ? 'Contiguous' : `Contiguous: each sample reserves its prompt + ${WORKLOAD.maxOutputTokens} slots`} <tspan class="waste" data-testid="contiguous-waste-inline">waste {pctText(cWaste)}</tspan></text>
+        <text class="section-title halo" x={0} y={15}>{narrow ? 'Contiguous' : `Contiguous: each sample reserves its prompt + ${WORKLOAD.maxOutputTokens} slots`} <tspan class="waste" data-testid="contiguous-waste-inline">waste {pctText(cWaste)}</tspan></text>
         {refused !== undefined && <text class="refused" data-testid="refused" data-request={refused} x={width} y={15} text-anchor="end">{narrow ? 'R' : 'request '}{refused} turned away</text>}
         <g data-testid="arena">
           {Array.from({ length: rows }, (_, r) => (
@@ -235,13 +235,13 @@ export function Pools({ figure, st, focus }: { figure: Figure; st: StepState; fo
                 {rowSpans(base, base + res.reservedSlots, rowSlots, slotW, cRowY).map((s, k) => (
                   <rect key={`o${k}`} class="range-outline" x={s.x + 0.5} y={s.y + 0.5} width={Math.max(0, s.w - 1)} height={arenaRowH - 1} />
                 ))}
-                {first.w > 26 && <text class="range-label" x={first.x + 3} y={first.y + arenaRowH / 2} dominant-baseline="middle">R{res.request}</text>}
+                {first.w > 26 && <text class="range-label halo" x={first.x + 3} y={first.y + arenaRowH / 2} dominant-baseline="middle">R{res.request}</text>}
               </g>
             );
           })}
         </g>
 
-        <text class="section-title" x={0} y={pTop - 17}>Paged: {figure.config.blocks} × {bs} slots{narrow ? '' : ', a block taken when the last one fills'} <tspan class="waste" data-testid="paged-waste-inline">waste {pctText(pWaste)}</tspan></text>
+        <text class="section-title halo" x={0} y={pTop - 17}>Paged: {figure.config.blocks} × {bs} slots{narrow ? '' : ', a block taken when the last one fills'} <tspan class="waste" data-testid="paged-waste-inline">waste {pctText(pWaste)}</tspan></text>
         {refused !== undefined && <text class="admitted" data-testid="admitted" x={width} y={pTop - 17} text-anchor="end">{narrow ? 'R' : 'request '}{refused} admitted</text>}
         {/* Under the pool, so an arrow to an upper row passes behind the blocks below it. */}
         <g class="arrows" data-testid="arrows">
@@ -263,7 +263,7 @@ export function Pools({ figure, st, focus }: { figure: Figure; st: StepState; fo
             );
           })}
         </g>
-        <text class="section-title" x={0} y={tTop - 7}>{narrow ? (focus === null ? 'Block tables: no request running' : `Block tables of request ${focus}`) : 'Block tables: logical block → physical block'}</text>
+        <text class="section-title halo" x={0} y={tTop - 7}>{narrow ? (focus === null ? 'Block tables: no request running' : `Block tables of request ${focus}`) : 'Block tables: logical block → physical block'}</text>
       </svg>
       <canvas ref={canvas} class="pool-blocks" data-testid="pool-blocks" data-blocks={JSON.stringify(blocksDrawn)}
         style={{ top: `${poolArea.top}px` }} />

@@ -76,7 +76,7 @@ export function offPageContext(use: string, width: number, height: number): Canv
   let canvas = offPage.get(use);
   if (!canvas) offPage.set(use, (canvas = document.createElement('canvas')));
   const dpr = pixelRatio();
-  const g = inCssPixels(sizedContext(canvas, Math.max(canvas.width, Math.ceil(width * dpr)), Math.max(canvas.height, Math.ceil(height * dpr))));
+  const g = cssPixelContext(canvas, Math.max(Math.ceil(width), canvas.width / dpr), Math.max(Math.ceil(height), canvas.height / dpr));
   g.clearRect(0, 0, width, height);
   return g;
 }

@@ -1,1 +1,0 @@
-import{x as e}from"./hashState-S2VkKwQU.js";function t({items:t}){return e(`ul`,{class:`legend`,"aria-label":`Legend`,children:t.map(t=>e(`li`,{children:[e(`span`,{class:t.outline?`swatch outline`:`swatch`,style:t.outline?{borderColor:t.swatch}:{background:t.swatch},"aria-hidden":`true`}),t.label]},t.label))})}export{t};

@@ -1,0 +1,1 @@
+import{x as e}from"./hashState-DVGwnw1q.js";function t({items:t}){return e(`ul`,{class:`legend`,"aria-label":`Legend`,children:t.map(t=>e(`li`,{children:[e(`span`,{class:t.outline?`swatch outline`:`swatch`,style:t.outline?{borderColor:t.swatch}:{background:t.swatch},"aria-hidden":`true`}),t.label]},t.label))})}export{t};

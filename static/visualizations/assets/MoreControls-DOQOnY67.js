@@ -1,1 +1,0 @@
-import{x as e,y as t}from"./hashState-S2VkKwQU.js";var n=({children:n})=>e(t,{more:`More controls`,fewer:`Fewer controls`,class:`secondary`,children:n});export{n as t};

@@ -1,0 +1,1 @@
+import{x as e,y as t}from"./hashState-DVGwnw1q.js";var n=({children:n})=>e(t,{more:`More controls`,fewer:`Fewer controls`,class:`secondary`,children:n});export{n as t};

@@ -1,0 +1,1 @@
+import{D as e,E as t}from"./hashState-DVGwnw1q.js";function n(n,r,i,a){let o=e(n(r)),s=e(null);return{figure:o,error:s,configure:(e,r)=>{let c={...o.value.config,...e},l;try{l=n(c)}catch(e){s.value=`${i(c)}: ${e.message}`;return}t(()=>{a(l,e,r),o.value=l,s.value=null})}}}export{n as t};

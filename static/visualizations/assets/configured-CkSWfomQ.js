@@ -1,1 +1,0 @@
-import{D as e,E as t}from"./hashState-S2VkKwQU.js";function n(n,r,i,a){let o=e(n(r)),s=e(null);return{figure:o,error:s,configure:(e,r)=>{let c={...o.value.config,...e},l;try{l=n(c)}catch(e){s.value=`${i(c)}: ${e.message}`;return}t(()=>{a(l,e,r),o.value=l,s.value=null})}}}export{n as t};

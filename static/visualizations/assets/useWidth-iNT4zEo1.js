@@ -1,1 +1,0 @@
-import{A as e,j as t,k as n}from"./hashState-S2VkKwQU.js";function r(r=640){let i=e(null),[a,o]=t(r);return n(()=>{let e=i.current;if(!e)return;let t=e=>{e>=1&&o(Math.round(e))};t(e.getBoundingClientRect().width);let n=new ResizeObserver(([e])=>t(e.contentRect.width));return n.observe(e),()=>n.disconnect()},[]),[i,a]}export{r as t};
