@@ -51,7 +51,7 @@ async function axes(page) {
     const dense = svg.querySelector('path[data-method="dense"]');
     const first = dense.getPointAtLength(0), last = dense.getPointAtLength(dense.getTotalLength());
     const dots = Object.fromEntries([...document.querySelectorAll('.chart-overlay .dot')].map((d) => [d.dataset.testid, { cx: +d.getAttribute('cx'), cy: +d.getAttribute('cy'), v: +d.dataset.value }]));
-    const a100 = svg.querySelector('[data-testid="a100-line"] line');
+    const a100 = svg.querySelector('[data-testid="a100-line"]');
     return { x0: first.x, x1: last.x, denseY0: first.y, denseY1: last.y, dots, a100Y: a100 ? +a100.getAttribute('y1') : null };
   });
 }

@@ -12,7 +12,7 @@ import { METHOD_COLORS } from './colors';
 import { markerKey, METHODS, N_MAX, N_MIN, value, type Figure } from './model';
 
 const KiB = 1024, MiB = KiB * 1024, GiB = MiB * 1024, TiB = GiB * 1024;
-const MEMORY_TICKS = [KiB, MiB, 8 * MiB, GiB, TiB];
+const MEMORY_TICKS = [KiB, MiB, GiB, TiB];
 const FLOP_TICKS = [1e6, 1e9, 1e12, 1e15];
 const FLOP_NAMES: Record<number, string> = { 1e6: '1 MFLOP', 1e9: '1 GFLOP', 1e12: '1 TFLOP', 1e15: '1 PFLOP' };
 const N_TICKS = [1e3, 1e4, 1e5, 1e6];
@@ -58,22 +58,18 @@ export function Chart({ figure, n, points }: { figure: Figure; n: number; points
         </g>)}
         <text x={m.left} y={height - m.bottom + 16} text-anchor="start" class="tick">256</text>
       </g>
-      {metric === 'memory' && (
-        <g class="a100" data-testid="a100-line">
-          <line x1={m.left} x2={width - m.right} y1={y(figure.a100.bytes)} y2={y(figure.a100.bytes)} />
-          <text x={m.left + 4} y={y(figure.a100.bytes) - 5} class="a100-label">{figure.a100.label}</text>
-        </g>
-      )}
-      {shown.map((mk, i) => (
-        <g key={mk.model} class="marker" data-testid={`marker-${markerKey(mk)}`}>
-          <line x1={x(mk.contextTokens)} x2={x(mk.contextTokens)} y1={m.top} y2={height - m.bottom} />
-          <text x={x(mk.contextTokens) + (mk.contextTokens >= N_MAX ? -4 : 4)} y={m.top + 10 + 14 * i}
-            text-anchor={mk.contextTokens >= N_MAX ? 'end' : 'start'} class="marker-label">{mk.model.replace(' Pro', '')} ({mk.year})</text>
-        </g>
-      ))}
+      {metric === 'memory' && <line class="a100-line" data-testid="a100-line" x1={m.left} x2={width - m.right} y1={y(figure.a100.bytes)} y2={y(figure.a100.bytes)} />}
+      {shown.map((mk) => <line key={mk.model} class="marker-line"
+        x1={x(mk.contextTokens)} x2={x(mk.contextTokens)} y1={m.top} y2={height - m.bottom} />)}
       {figure.curves.map((c) => (
         <path key={c.method} d={path(c.seqLen, metric === 'memory' ? c.peakBytes : c.flops)} class="curve" data-method={c.method}
           stroke={METHOD_COLORS[c.method]} stroke-dasharray={DASHES[c.method]} />
+      ))}
+      {/* The labels over the curves, haloed, so that a curve crossing one passes under it. */}
+      {metric === 'memory' && <text x={m.left + 4} y={y(figure.a100.bytes) - 5} class="a100-label halo">{figure.a100.label}</text>}
+      {shown.map((mk, i) => (
+        <text key={mk.model} data-testid={`marker-${markerKey(mk)}`} x={x(mk.contextTokens) + (mk.contextTokens >= N_MAX ? -4 : 4)} y={m.top + 10 + 14 * i}
+          text-anchor={mk.contextTokens >= N_MAX ? 'end' : 'start'} class="marker-label halo">{mk.model.replace(' Pro', '')} ({mk.year})</text>
       ))}
     </svg>
   ), [figure, width]);  // everything else it reads follows from these two
