@@ -77,12 +77,35 @@ test('no KaTeX error and no leftover placeholder or shortcode', () => {
     const problems = [];
     if (html.includes('katex-error')) problems.push('contains a katex-error');
     if (/nestedhtml[0-9a-f]{40}end/.test(html)) problems.push('contains a nested-shortcode placeholder (layouts/partials/nested)');
+    if (/<!--m\[-->|<!--\]m-->/.test(html)) problems.push('contains a math mark of the m shortcode (layouts/partials/post/content.html)');
     if (/\bid="?[^\s">]*hahahugoshortcode/i.test(html)) problems.push('a heading id contains a shortcode placeholder: give the heading an explicit {#id}');
     else if (/hahahugoshortcode/i.test(html)) problems.push('contains a Hugo shortcode placeholder');
     if (html.includes('raw HTML omitted')) problems.push('Goldmark dropped raw HTML (unsafe = false): use a shortcode instead');
     if (/\{\{(?:<|&lt;|%)/.test(text)) problems.push('contains unprocessed shortcode syntax');
     return problems;
   });
+});
+
+// Inline formulas (KaTeX spans outside a display block) with the character that follows each, and
+// whether a math-punct span holds the formula: spans are matched by depth, so nesting is followed.
+function inlineFormulas(html) {
+  const out = [];
+  for (const start of html.matchAll(/<span class="?katex"?>/g)) {
+    if (/katex-display"?>$/.test(html.slice(Math.max(0, start.index - 40), start.index))) continue;
+    const spans = /<span\b|<\/span>/g;
+    spans.lastIndex = start.index;
+    let depth = 0, m;
+    while ((m = spans.exec(html))) if ((depth += m[0] === '</span>' ? -1 : 1) === 0) break;
+    out.push({ next: html[spans.lastIndex], bound: /<span class="?math-punct"?>$/.test(html.slice(0, start.index)) });
+  }
+  return out;
+}
+
+test('an inline formula keeps the punctuation after it on its line (layouts/partials/post/content.html)', () => {
+  const formulas = pages.flatMap(({ text }) => inlineFormulas(text));
+  assert.ok(formulas.filter((f) => f.bound).length > 50, 'the posts have inline formulas followed by punctuation');
+  assertEveryPage((html) => inlineFormulas(html).filter((f) => /[.,;:!?)]/.test(f.next) && !f.bound)
+    .map((f) => `an inline formula followed by '${f.next}' outside a math-punct span`));
 });
 
 test('no inline scripts and no inline event handlers (the CSP blocks both)', () => {
