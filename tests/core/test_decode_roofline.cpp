@@ -170,7 +170,7 @@ TEST_CASE("decode roofline: what fits in the GPU's memory") {
     CHECK_FALSE(mistral.max_context_fitting.has_value());
 }
 
-TEST_CASE("kv schemes: a preset's cache under each scheme keeps its shape") {
+TEST_CASE("kv schemes: a preset's cache under each scheme keeps its shape, and mixtures of experts name their total") {
     const models::ModelPreset& llama = models::model_preset("llama3-70b");
     CHECK(kv_config_for_scheme(llama, KvScheme::mha).kv_heads == 64);
     CHECK(kv_config_for_scheme(llama, KvScheme::mqa).kv_heads == 1);
@@ -188,7 +188,19 @@ TEST_CASE("kv schemes: a preset's cache under each scheme keeps its shape") {
         CHECK(variant.sliding_window == m.sliding_window.value);
         CHECK(m.active_parameters.value > 0);
         CHECK_FALSE(m.active_parameters.source.empty());
+        // A Mixture-of-Experts model names its total, larger than what one token activates.
+        if (m.total_parameters) {
+            CHECK(m.total_parameters->value > m.active_parameters.value);
+            CHECK_FALSE(m.total_parameters->source.empty());
+        }
     }
+    // The two DeepSeek models are the mixtures of experts; the rest are dense.
+    for (const models::ModelPreset& m : models::model_presets()) {
+        INFO("model " << m.id);
+        CHECK(m.total_parameters.has_value() == (m.id == "deepseek-v2" || m.id == "deepseek-v3"));
+    }
+    CHECK(models::model_preset("deepseek-v2").total_parameters->value == 236000000000ULL);
+    CHECK(models::model_preset("deepseek-v3").total_parameters->value == 671000000000ULL);
     // DeepSeek-V2 (MHA-sized kv_heads in its config) gets 8 groups under GQA.
     CHECK(kv_config_for_scheme(models::model_preset("deepseek-v2"), KvScheme::gqa).kv_heads == 8);
     for (KvScheme s : {KvScheme::mha, KvScheme::mqa, KvScheme::gqa, KvScheme::mla}) CHECK(kv_scheme_from_name(kv_scheme_name(s)) == s);

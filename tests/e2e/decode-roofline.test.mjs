@@ -110,6 +110,18 @@ test('model, GPU and context rebuild the figure; MLA crosses the A100\'s ridge',
   await close();
 });
 
+test('a mixture of experts\' weights are named a lower bound, with the preset\'s total; a dense model\'s are not', async () => {
+  const { page, problems, close } = await site.open(`${VIZ}#model=deepseek-v2&gpu=h100-sxm&ctx=4096&batch=8&weights=1&step=0`);
+  const total = core.modelPreset('deepseek-v2').totalParameters.value.toLocaleString('en-US');
+  const note = page.getByTestId('note');
+  assert.ok((await note.textContent()).includes(`a mixture of experts: one token’s active weights of ${total}, a lower bound`));
+  await page.getByLabel('Model').selectOption('llama3-8b');
+  await page.waitForFunction(() => !document.querySelector('[data-testid="note"]').textContent.includes('mixture'));
+  assert.match(await note.textContent(), /weights × 2 B/);
+  assert.deepEqual(problems, []);
+  await close();
+});
+
 test('a hash outside the controls\' range says so and the figure keeps working', async () => {
   for (const [hash, message] of [
     ['batch=5000', /batch must be a whole number from 1 to 1,024, got 5000/],

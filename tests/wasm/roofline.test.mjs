@@ -25,6 +25,10 @@ test('the inference module lists the same GPU and model presets as the flash mod
   for (const m of core.modelPresets()) assert.ok(m.activeParameters.value > 0 && m.activeParameters.source.length > 0, m.id);
   assert.equal(core.modelPreset('llama3-8b').activeParameters.value, 8030261248);
   assert.equal(core.modelPreset('deepseek-v2').activeParameters.value, 21e9);
+  // Mixtures of experts carry their total; dense models carry null.
+  assert.deepEqual(core.modelPresets().filter((m) => m.totalParameters !== null).map((m) => m.id), ['deepseek-v2', 'deepseek-v3']);
+  assert.equal(core.modelPreset('deepseek-v3').totalParameters.value, 671e9);
+  assert.match(core.modelPreset('deepseek-v3').totalParameters.source, /arXiv:2412\.19437/);
   throwsThenRecovers(() => core.modelPreset('gpt-5'), /model: unknown preset 'gpt-5'; valid ids are bert-base/);
   throwsThenRecovers(() => core.gpuPreset(7), /gpu: must be a string/);
 });

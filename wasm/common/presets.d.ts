@@ -73,6 +73,8 @@ export interface ModelPresetInfo {
   slidingWindow: SourcedNumber;
   /** Parameters one token's forward pass uses: all of a dense model's (embeddings included), the activated ones of a Mixture-of-Experts model. */
   activeParameters: SourcedNumber;
+  /** Set for a Mixture-of-Experts model: all its parameters, of which a token activates activeParameters; null for a dense model. */
+  totalParameters: SourcedNumber | null;
   /** Set for multi-head latent attention models, else null. */
   mla: MlaDimsInfo | null;
 }

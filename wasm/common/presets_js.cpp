@@ -63,6 +63,7 @@ val model_to_js(const models::ModelPreset& m) {
     o.set("maxContext", sourced_to_js(m.max_context));
     o.set("slidingWindow", sourced_to_js(m.sliding_window));
     o.set("activeParameters", sourced_to_js(m.active_parameters));
+    o.set("totalParameters", m.total_parameters ? sourced_to_js(*m.total_parameters) : val::null());
     if (m.mla) {
         val mla = val::object();
         mla.set("kvLoraRank", sourced_to_js(m.mla->kv_lora_rank));

@@ -122,7 +122,9 @@ const std::array<ModelPreset, 12> kPresets{{
              {128, "deepseek-ai/DeepSeek-V2, config.json: qk_nope_head_dim 128"},
              {128, "deepseek-ai/DeepSeek-V2, config.json: v_head_dim 128"},
              {1536, "DeepSeek-V2 (arXiv:2405.04434), Sec. 3.1.2: query compression dimension d'_c = 1536; config.json: "
-                    "q_lora_rank 1536"}}},
+                    "q_lora_rank 1536"}},
+     SourcedCount{236000000000, "DeepSeek-V2 (arXiv:2405.04434), abstract: 236B total parameters, of which 21B are "
+                                "activated for each token"}},
 
     {"llama3-8b", "Llama 3.1 8B",
      {32, "Llama Team, 'The Llama 3 Herd of Models' (arXiv:2407.21783), Table 3: 8B, 32 layers"},
@@ -183,7 +185,9 @@ const std::array<ModelPreset, 12> kPresets{{
              {128, "deepseek-ai/DeepSeek-V3, config.json: qk_nope_head_dim 128"},
              {128, "deepseek-ai/DeepSeek-V3, config.json: v_head_dim 128"},
              {1536, "DeepSeek-V3 (arXiv:2412.19437), Sec. 4.2: query compression dimension d'_c = 1536; config.json: "
-                    "q_lora_rank 1536"}}},
+                    "q_lora_rank 1536"}},
+     SourcedCount{671000000000, "DeepSeek-V3 (arXiv:2412.19437), abstract: 671B total parameters with 37B activated "
+                                "for each token"}},
 }};
 
 }  // namespace

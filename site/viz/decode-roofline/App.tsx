@@ -83,7 +83,7 @@ export function App({ state }: { state: FigureState }) {
         <div><dt>TPOT floor: bytes ÷ {(s.hbmBytesPerS / 1e12).toFixed(2)} TB/s</dt><dd data-testid="tpot">{fmtSeconds(s.memoryTimeS)}</dd></div>
       </dl>
       <p class="note" data-testid="note">
-        {f.config.weights ? `Bytes: the batch's KV cache (${fmtBytes(s.kvBytesRead)}) plus ${fmtInt(s.weightParameters)} weights × 2 B (${fmtBytes(s.weightBytesRead)}), read once for the batch${f.moe ? ' (for a mixture of experts, one token’s active weights: a lower bound)' : ''}. `
+        {f.config.weights ? `Bytes: the batch's KV cache (${fmtBytes(s.kvBytesRead)}) plus ${fmtInt(s.weightParameters)} weights × 2 B (${fmtBytes(s.weightBytesRead)}), read once for the batch${f.totalParameters ? ` (a mixture of experts: one token’s active weights of ${fmtInt(f.totalParameters)}, a lower bound)` : ''}. `
           : 'Bytes: the KV cache alone; the weights are not counted. '}
         FP16, dense peak; not counted: writing the new token's K/V, softmax. {s.fits ? '' : `This batch does not fit in the GPU's ${fmtBytes(s.hbmCapacityBytes)} (${fmtBytes(s.footprintBytes)}).`}
       </p>

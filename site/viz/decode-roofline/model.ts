@@ -39,9 +39,9 @@ export interface Roof {
 export interface Figure {
   config: Config;
   modelName: string;
-  /** A Mixture-of-Experts model: its weight count is one token's activated parameters (the preset's
-   *  source says so), so a batch whose tokens use different experts reads more. */
-  moe: boolean;
+  /** A Mixture-of-Experts model's total parameters (null for a dense model): its weight count is one
+   *  token's activated parameters, so a batch whose tokens use different experts reads more, up to this. */
+  totalParameters: number | null;
   qHeads: number;
   variants: Variant[];
   roofs: Roof[];
@@ -84,8 +84,7 @@ export function buildFigure(core: AttnInference, config: Config): Figure {
     return { label: `GQA-${qHeads / g}`, scheme: 'gqa', step: core.decodeRoofline({ ...common, scheme: 'gqa', gqaGroups: qHeads / g }) };
   });
   variants.push({ label: 'MLA', scheme: 'mla', step: core.decodeRoofline({ ...common, scheme: 'mla' }) });
-  const moe = /Mixture-of-Experts/.test(preset.activeParameters.source);
-  return { config, modelName: preset.name, moe, qHeads, variants, roofs: all };
+  return { config, modelName: preset.name, totalParameters: preset.totalParameters?.value ?? null, qHeads, variants, roofs: all };
 }
 
 export const nearestIndex = (stops: readonly number[], v: number) =>

@@ -43,6 +43,10 @@ struct ModelPreset {
     // different experts reads more). What a decode step must read besides the KV cache.
     SourcedCount active_parameters;
     std::optional<MlaDims> mla;   // set for multi-head latent attention models
+    // Set for a Mixture-of-Experts model: all its parameters, every expert's, of which a token
+    // activates active_parameters. A batch's tokens route to different experts, so a decode step
+    // reads between the two; unset for a dense model, whose every parameter is active.
+    std::optional<SourcedCount> total_parameters = std::nullopt;
 };
 
 // Every preset, in a stable order (oldest first).
