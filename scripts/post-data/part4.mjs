@@ -270,8 +270,11 @@ function part4Data(inference, flash) {
 
   // --- Ring attention: compute against the K/V hand-off ------------------------------------------
   {
-    const DEVICES = 4, SEQ = 131072;
-    const shape = { devices: DEVICES, seqLen: SEQ, qHeads: 64, kvHeads: 8, headDim: 128, causal: 'none', gpu: 'h100-sxm', precision: 'bf16' };
+    // The ring figure's model, precision and default ring (site/viz/ring-attention-rotation/model.ts),
+    // so that the figure below the table opens on the 50 GB/s row.
+    const DEVICES = 4, SEQ = 131072, MODEL = 'llama3-70b';
+    const head = inference.kvCacheBytes({ model: MODEL, contextTokens: 1 });
+    const shape = { devices: DEVICES, seqLen: SEQ, qHeads: head.qHeads, kvHeads: head.kvHeads, headDim: head.headDim, causal: 'none', gpu: 'h100-sxm', precision: 'bf16' };
     const links = [25e9, 50e9, 450e9];
     const ms = (s) => `${fixed(s * 1e3, 1)} ms`;
     const rows = links.map((linkBytesPerS) => {
@@ -281,7 +284,7 @@ function part4Data(inference, flash) {
     });
     const t50 = inference.ringAttentionTiming({ ...shape, linkBytesPerS: 50e9 });
     tables.ring = {
-      caption: `Ring attention over ${DEVICES} ${H100.name.replace(/^NVIDIA /, '')} GPUs: one layer's attention for ${integer(SEQ)} tokens (64 query heads, 8 K/V heads of 128, BF16, no mask)`,
+      caption: `Ring attention over ${DEVICES} ${H100.name.replace(/^NVIDIA /, '')} GPUs: one ${flash.modelPreset(MODEL).name} layer's attention for ${integer(SEQ)} tokens (${head.qHeads} query heads, ${head.kvHeads} K/V heads of ${head.headDim}, BF16, no mask)`,
       columns: [
         { label: 'Link bandwidth (a choice, not a spec)' }, { label: 'Compute per step', numeric: true }, { label: 'K/V hand-off per step', numeric: true },
         { label: 'Shard length that hides the hand-off (tokens)', numeric: true }, { label: 'Hidden?' },

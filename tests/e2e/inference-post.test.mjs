@@ -38,6 +38,22 @@ test('at 1280 px the post loads and its five figures start', async () => {
   await close();
 });
 
+// The ring figure opens on the table's worked example: its ring total is the 50 GB/s row's.
+test('the ring figure opens on the ring table\'s 50 GB/s row', async () => {
+  const { page, problems, close } = await site.open(POST, { viewport: { width: 1280, height: 900 } });
+  const row = page.locator('#table-ring tbody tr').filter({ has: page.locator('th', { hasText: /^50 GB\/s$/ }) });
+  const ringTotal = (await row.locator('td').nth(4).textContent()).trim();
+  const selector = 'iframe[src*="visualizations/ring-attention-rotation/"]';
+  await page.locator(selector).scrollIntoViewIfNeeded();
+  const total = page.frameLocator(selector).getByTestId('total');
+  await total.waitFor();
+  // Both in ms, the figure to three significant figures, the table to 0.1 ms.
+  const figureMs = Number(/^([\d.]+) ms vs/.exec(await total.textContent())[1]), tableMs = Number(/^([\d.]+) ms$/.exec(ringTotal)[1]);
+  assert.ok(Math.abs(figureMs - tableMs) <= 0.5, `figure ${figureMs} ms, table ${tableMs} ms`);
+  assert.deepEqual(problems, []);
+  await close();
+});
+
 test('at 375 px nothing overflows and the stack diagram reads as one column of whole cards', async () => {
   const { page, problems, close } = await site.open(POST, { viewport: { width: 375, height: 812 } });
   await startFigures(page);

@@ -15,12 +15,12 @@ let core;
 before(async () => { site = await startSite(); core = await loadModule('inference'); });
 after(() => site.close());
 
-// What the figure must show for (seqLen, devices, link GB/s): Llama 3 8B's heads from its preset,
-// on the H100 SXM at FP16, and the merge of a 6-tokens-per-device stand-in (head dim 16, seed 1).
+// What the figure must show for (seqLen, devices, link GB/s): Llama 3.1 70B's heads from its preset,
+// on the H100 SXM at BF16, and the merge of a 6-tokens-per-device stand-in (head dim 16, seed 1).
 function expected(seqLen, devices, linkGBs) {
-  const kv = core.kvCacheBytes({ model: 'llama3-8b', contextTokens: 1 });
+  const kv = core.kvCacheBytes({ model: 'llama3-70b', contextTokens: 1 });
   const timing = core.ringAttentionTiming({ devices, seqLen, linkBytesPerS: linkGBs * 1e9, qHeads: kv.qHeads, kvHeads: kv.kvHeads,
-    headDim: kv.headDim, gpu: 'h100-sxm', precision: 'fp16', elementBytes: 2 });
+    headDim: kv.headDim, gpu: 'h100-sxm', precision: 'bf16', elementBytes: 2 });
   const trace = core.ringAttentionTrace({ devices, qLen: 6 * devices, headDim: 16, seed: 1 });
   return { timing, trace, devices };
 }
@@ -91,7 +91,7 @@ async function assertMerge(page, e, step) {
 
 test('opens at the start; every bar, shard and merge state is the core\'s; Step forward walks the rotation', async () => {
   const { page, problems, close } = await site.open(VIZ);
-  const e = expected(65536, 4, 100);
+  const e = expected(131072, 4, 50);  // Part 4's worked example
   assert.equal((await settledHash(page)).step, '0');
   await assertTimeline(page, e);
   const labels = (await drawnBars(page)).filter((b) => b.kind === 'compute' && b.label !== null);
@@ -147,7 +147,7 @@ test('a hash outside the controls\' choices says so and the figure keeps working
   await page.getByRole('alert').waitFor();
   assert.match(await page.getByRole('alert').textContent(), /devices must be a whole number from 2 to 8, got 9/);
   await page.getByRole('button', { name: /Step forward/ }).click();
-  await assertMerge(page, expected(65536, 4, 100), 1);
+  await assertMerge(page, expected(131072, 4, 50), 1);
   assert.deepEqual(problems, []);
   await close();
 });

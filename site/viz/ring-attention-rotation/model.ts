@@ -8,9 +8,12 @@ import { fmtInt } from '../shared/format';
 
 export const GPU = 'h100-sxm';
 export const GPU_NAME = 'H100 SXM';
-export const PRECISION = 'fp16';
-export const MODEL = 'llama3-8b';
-export const MODEL_NAME = 'Llama 3 8B';
+export const PRECISION = 'bf16';
+export const PRECISION_NAME = 'BF16';
+// Part 4's ring table and its worked example use the same model, precision and default ring
+// (scripts/post-data/part4.mjs), so the figure opens on the numbers the text quotes.
+export const MODEL = 'llama3-70b';
+export const MODEL_NAME = 'Llama 3.1 70B';
 /** The stand-in problem whose merge is computed exactly: this many tokens per device, head dim 16. */
 export const TRACE_TOKENS_PER_DEVICE = 6;
 export const TRACE_HEAD_DIM = 16;
@@ -26,7 +29,7 @@ export interface Config {
   devices: number;
   linkGBs: number;
 }
-export const DEFAULT_CONFIG: Config = { seqLen: 65536, devices: 4, linkGBs: 100 };
+export const DEFAULT_CONFIG: Config = { seqLen: 131072, devices: 4, linkGBs: 50 };
 
 export interface Head { qHeads: number; kvHeads: number; headDim: number }
 
