@@ -1,6 +1,8 @@
 // A table wider than the post's column scrolls inside itself and shows that it does: a scroll
 // shadow (post.css) marks the side where columns are hidden, and disappears once scrolled to that
 // end; the table takes keyboard focus (scroll-regions.js) so it can be scrolled without a pointer.
+// On a phone a table of three or more columns stacks instead (partials/post/stacked-tables.html):
+// every value on screen, each beside its column's name.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
@@ -75,4 +77,32 @@ for (const width of [1280, 375]) {
       await close();
     });
   }
+}
+
+for (const post of posts) {
+  test(`at 375 px every table of three or more columns in ${post} stacks: each value on screen beside its column's name`, async () => {
+    const { page, problems, close } = await site.open(post, { viewport: { width: 375, height: 800 } });
+    await page.evaluate(() => document.querySelectorAll('.prose details').forEach((d) => { d.open = true; }));
+    await page.addStyleTag({ content: '.prose > * { content-visibility: visible !important; }' });
+    const report = await page.evaluate(() => [...document.querySelectorAll('.prose table')].map((t) => {
+      const columns = t.querySelectorAll('thead th').length;
+      const cells = [...t.querySelectorAll('tbody td, tbody th')];
+      return {
+        columns, stacked: t.classList.contains('stack'), overflow: t.scrollWidth - t.clientWidth,
+        offScreen: cells.filter((c) => c.getBoundingClientRect().right > innerWidth + 0.5).length,
+        unlabelled: cells.filter((c) => !c.dataset.label).length,
+        // A value and its label share the cell's line: the label's box starts where the cell does.
+        labelShown: cells.slice(1).every((c) => c.matches(':first-child') || getComputedStyle(c, '::before').content.includes(c.dataset.label)),
+      };
+    }));
+    const wide = report.filter((t) => t.columns >= 3);
+    assert.ok(wide.length > 0, 'the post has tables of three or more columns');
+    for (const [i, t] of wide.entries()) {
+      assert.deepEqual({ stacked: t.stacked, overflow: t.overflow <= 1, offScreen: t.offScreen, unlabelled: t.unlabelled, labelShown: t.labelShown },
+        { stacked: true, overflow: true, offScreen: 0, unlabelled: 0, labelShown: true }, `table ${i} of ${post}`);
+    }
+    console.log(`${post} at 375 px: ${wide.length} table(s) stacked`);
+    assert.deepEqual(problems, []);
+    await close();
+  });
 }

@@ -137,7 +137,7 @@ test('each technique has its "why does it matter?" box', () => {
 });
 
 test('the trade-offs table has pros, cons and when-to-use for every technique', () => {
-  const section = html.match(/id="?tradeoffs"?[\s\S]*?<table>([\s\S]*?)<\/table>/);
+  const section = html.match(/id="?tradeoffs"?[\s\S]*?<table\b[^>]*>([\s\S]*?)<\/table>/);
   assert.ok(section, 'no table in the trade-offs section');
   const headers = [...section[1].matchAll(/<th\b[^>]*>([\s\S]*?)<\/th>/g)].map(([, h]) => textOf(h).trim());
   for (const column of ['Pros', 'Cons', 'Use it when']) assert.ok(headers.includes(column), `no ${column} column`);
