@@ -148,8 +148,15 @@ export function checkPost(post, options) {
     const items = section[1].match(/<li\b[\s\S]*?<\/li>/g) ?? [];
     assert.ok(items.length >= options.minReferences, `only ${items.length} references`);
     for (const item of items) assert.match(item, /<a href="?https?:\/\//, `reference without a link: ${textOf(item)}`);
-    // Every cite points at an entry that exists.
+    // Every cite points at an entry that exists, and every entry is cited.
     for (const [, key] of html.matchAll(/href="?#ref-([^"\s>]+)/g)) assert.match(html, new RegExp(`id="?ref-${key}"?`), `cite of missing ${key}`);
+    const cited = new Set([...html.matchAll(/href="?#ref-([^"\s>]+)/g)].map((m) => m[1]));
+    for (const [, key] of section[1].matchAll(/<li id="?ref-([^"\s>]+)/g)) assert.ok(cited.has(key), `reference ${key} is never cited`);
+    // No doubled full stop ("et al..") and no year repeated after a venue that names it ("ACL 2002, 2002").
+    for (const item of items) {
+      assert.doesNotMatch(textOf(item), /\.\.(?!\.)/, `doubled full stop: ${textOf(item)}`);
+      assert.doesNotMatch(textOf(item), /\b(\d{4}), \1\b/, `year repeated: ${textOf(item)}`);
+    }
   });
 
   test('every internal link of the post resolves (figures checked separately)', () => {
