@@ -36,7 +36,7 @@ function part4Data(inference, flash) {
   const gpus = Object.fromEntries(flash.gpuPresets().map((g) => [g.id, g]));
   const H100 = gpus['h100-sxm'];
 
-  // --- The budget formula on Llama 3 70B ------------------------------------------------------
+  // --- The budget formula on Llama 3.1 70B ------------------------------------------------------
   {
     const model = inference.kvCacheBytes({ model: 'llama3-70b', contextTokens: 131072 });
     const preset = flash.modelPreset('llama3-70b');
@@ -328,13 +328,13 @@ function part4Data(inference, flash) {
   return { tables, values };
 }
 
-// The measured CPU decode table: one layer of the Llama 3 70B shape, paged and contiguous, beside a
+// The measured CPU decode table: one layer of the Llama 3.1 70B shape, paged and contiguous, beside a
 // streaming read of the same bytes, from the committed benchmark run.
 function decodeTable(run, data) {
   const rows = run.decode.filter((r) => r.model === 'llama3-70b');
   const gbps = (x) => `${fixed(x / 1e9, 1)} GB/s`;
   data.tables['decode-cpu'] = {
-    caption: 'Measured on a CPU: one decode step over one layer\'s KV cache, Llama 3 70B\'s attention shape (64 query heads, 8 K/V heads of 128), FP32',
+    caption: 'Measured on a CPU: one decode step over one layer\'s KV cache, Llama 3.1 70B\'s attention shape (64 query heads, 8 K/V heads of 128), FP32',
     columns: [{ label: 'Context (tokens)' }, { label: 'K/V read', numeric: true }, { label: 'Paged (16-token blocks)', numeric: true }, { label: 'Contiguous', numeric: true }, { label: 'Streaming read of the same bytes', numeric: true }, { label: 'Paged / streaming', numeric: true }],
     rows: rows.map((r) => [integer(r.context), bytes(r.kv_bytes), gbps(r.paged_bytes_per_s), gbps(r.contiguous_bytes_per_s), gbps(r.stream_bytes_per_s), perCent(r.paged_percent_of_stream / 100)]),
     notes: ['The streaming read is the bandwidth this machine gives a simple loop over the same bytes, measured in the same run: the ceiling a decode kernel could approach. Blocks are shuffled in memory, as a paged allocator leaves them. Every timed call starts with the cache evicted from the CPU\'s caches, as a layer\'s cache is in a model whose other layers ran since.'],
