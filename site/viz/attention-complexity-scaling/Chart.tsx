@@ -44,6 +44,14 @@ export function Chart({ figure, n, points }: { figure: Figure; n: number; points
   const tickLabel = (t: number) => (metric === 'memory' ? fmtBytes(t, 0) : FLOP_NAMES[t]);
   const path = (xs: Float64Array, ys: Float64Array) => Array.from(xs, (v, i) => `${i ? 'L' : 'M'}${x(v).toFixed(1)},${y(ys[i]).toFixed(1)}`).join('');
   const shown = figure.markers.filter((mk) => marks.includes(markerKey(mk)));
+  // The markers' labels, one under another from the top, each stepping over the A100 line (a
+  // baseline within a label's height of it would sit on the line).
+  const a100Y = metric === 'memory' ? y(figure.a100.bytes) : null;
+  const labelYs: number[] = [];
+  for (let i = 0, ly = m.top + 10; i < shown.length; i++, ly += 14) {
+    if (a100Y !== null && ly > a100Y - 10 && ly < a100Y + 14) ly = a100Y + 14;
+    labelYs.push(ly);
+  }
   const base = useMemo(() => (
     <svg class="chart" width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img"
       aria-label={`${metric === 'memory' ? 'Memory' : 'FLOPs'} of one attention head against sequence length, log-log, N from 256 to a million`}>
@@ -58,7 +66,7 @@ export function Chart({ figure, n, points }: { figure: Figure; n: number; points
         </g>)}
         <text x={m.left} y={height - m.bottom + 16} text-anchor="start" class="tick">256</text>
       </g>
-      {metric === 'memory' && <line class="a100-line" data-testid="a100-line" x1={m.left} x2={width - m.right} y1={y(figure.a100.bytes)} y2={y(figure.a100.bytes)} />}
+      {a100Y !== null && <line class="a100-line" data-testid="a100-line" x1={m.left} x2={width - m.right} y1={a100Y} y2={a100Y} />}
       {shown.map((mk) => <line key={mk.model} class="marker-line"
         x1={x(mk.contextTokens)} x2={x(mk.contextTokens)} y1={m.top} y2={height - m.bottom} />)}
       {figure.curves.map((c) => (
@@ -66,9 +74,9 @@ export function Chart({ figure, n, points }: { figure: Figure; n: number; points
           stroke={METHOD_COLORS[c.method]} stroke-dasharray={DASHES[c.method]} />
       ))}
       {/* The labels over the curves, haloed, so that a curve crossing one passes under it. */}
-      {metric === 'memory' && <text x={m.left + 4} y={y(figure.a100.bytes) - 5} class="a100-label halo">{figure.a100.label}</text>}
+      {a100Y !== null && <text x={m.left + 4} y={a100Y - 5} class="a100-label halo">{figure.a100.label}</text>}
       {shown.map((mk, i) => (
-        <text key={mk.model} data-testid={`marker-${markerKey(mk)}`} x={x(mk.contextTokens) + (mk.contextTokens >= N_MAX ? -4 : 4)} y={m.top + 10 + 14 * i}
+        <text key={mk.model} data-testid={`marker-${markerKey(mk)}`} x={x(mk.contextTokens) + (mk.contextTokens >= N_MAX ? -4 : 4)} y={labelYs[i]}
           text-anchor={mk.contextTokens >= N_MAX ? 'end' : 'start'} class="marker-label halo">{mk.model.replace(' Pro', '')} ({mk.year})</text>
       ))}
     </svg>
