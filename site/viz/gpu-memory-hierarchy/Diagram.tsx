@@ -23,7 +23,7 @@ export function pools(fig: Figure): GPUPool[] {
     { id: 'hbm', label: p.memoryType, color: colors.hbm,
       detail: [p.hbmBytes.value === null ? 'size —' : fmtDecimal(p.hbmBytes.value, 'B'), bw(p.hbmBytesPerS)],
       title: `${sourceOf('Size', p.hbmBytes)}\n${sourceOf('Bandwidth', p.hbmBytesPerS)}` },
-    { id: 'host', label: 'Host DRAM', color: colors.muted, detail: ['size: the server’s', `PCIe ${bw(p.hostLinkBytesPerS)}`],
+    { id: 'host', label: 'Host DRAM', color: colors.muted, detail: ['size: per server', `PCIe ${bw(p.hostLinkBytesPerS)}`],
       title: `Host memory belongs to the server, not the GPU\n${sourceOf('Link (both directions)', p.hostLinkBytesPerS)}` },
   ];
 }
