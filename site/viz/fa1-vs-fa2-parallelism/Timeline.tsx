@@ -97,7 +97,7 @@ export function Timeline({ s, heads, span, clock, label }: { s: Side; heads: num
       <div class="timeline-axis" aria-hidden="true">
         {Array.from({ length: TICKS + 1 }, (_, k) => (
           <span key={k} class={k === 0 ? 'first' : k === TICKS ? 'last' : ''} style={{ left: `${(100 * k) / TICKS}%` }}>
-            {fmtInt(Math.round((span * k) / TICKS))}
+            {fmtInt(Math.round((span * k) / TICKS))}{k === TICKS ? ' tiles' : ''}
           </span>
         ))}
       </div>
