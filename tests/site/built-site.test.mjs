@@ -78,6 +78,7 @@ test('no KaTeX error and no leftover placeholder or shortcode', () => {
     if (html.includes('katex-error')) problems.push('contains a katex-error');
     if (/nestedhtml[0-9a-f]{40}end/.test(html)) problems.push('contains a nested-shortcode placeholder (layouts/partials/nested)');
     if (/<!--m\[-->|<!--\]m-->/.test(html)) problems.push('contains a math mark of the m shortcode (layouts/partials/post/content.html)');
+    if (html.includes('&amp;amp;')) problems.push('contains a doubly escaped ampersand (&amp;amp;)');
     if (/\bid="?[^\s">]*hahahugoshortcode/i.test(html)) problems.push('a heading id contains a shortcode placeholder: give the heading an explicit {#id}');
     else if (/hahahugoshortcode/i.test(html)) problems.push('contains a Hugo shortcode placeholder');
     if (html.includes('raw HTML omitted')) problems.push('Goldmark dropped raw HTML (unsafe = false): use a shortcode instead');
