@@ -55,7 +55,8 @@ viz: setup
 	$(NPM_BIN)/vite build --config site/viz/vite.config.ts --logLevel warn
 
 # Math pre-rendered with KaTeX into site/data/katex.json, KaTeX's CSS and fonts into static/vendor/.
-math: setup
+# After data: the computed tables may hold inline math too.
+math: setup data
 	node scripts/render-math.mjs
 
 vendor: setup

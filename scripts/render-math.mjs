@@ -10,9 +10,10 @@
 //                                          misses or carries unused entries, or
 //                                          if KaTeX rejects a formula
 //
-// Two source forms are recognised:
+// Three source forms are recognised:
 //   inline   {{< m `TeX` >}}        (raw backtick string: backslashes arrive verbatim)
 //   display  ```math … ```           (fenced code block, also ~~~math)
+//   inline   \(TeX\) in a string of site/data/generated/*.json (the posts' computed tables)
 //
 // Key = sha1(normalized TeX + "|inline" | "|display"), where normalizing collapses
 // every run of ASCII whitespace to one space and trims the ends. Hugo computes
@@ -31,6 +32,7 @@ import { flattenKatex } from './flatten-katex.mjs';
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 const contentDir = join(repoRoot, 'content');
 const dataFile = join(repoRoot, 'site', 'data', 'katex.json');
+const generatedDir = join(repoRoot, 'site', 'data', 'generated');
 
 function normalizeTex(tex) {
   return tex.replace(/[ \t\n\r\f]+/g, ' ').replace(/^ /, '').replace(/ $/, '');
@@ -99,6 +101,23 @@ function hasTexComment(tex) {
   return /(^|[^\\])(\\\\)*%/.test(tex);
 }
 
+// Inline math in the posts' computed tables (site/data/generated/*.json): \(TeX\) inside any string,
+// which the data-table shortcode renders through partials/math/text.html.
+function extractGenerated(formulas) {
+  if (!existsSync(generatedDir)) return;
+  for (const name of readdirSync(generatedDir).filter((n) => n.endsWith('.json')).sort()) {
+    const file = relative(repoRoot, join(generatedDir, name));
+    const walk = (value) => {
+      if (typeof value === 'string') {
+        for (const m of value.matchAll(/\\\((.+?)\\\)/g)) formulas.push({ tex: m[1], mode: 'inline', file, line: 0 });
+      } else if (value && typeof value === 'object') {
+        Object.values(value).forEach(walk);
+      }
+    };
+    walk(JSON.parse(readFileSync(join(generatedDir, name), 'utf8')));
+  }
+}
+
 function collectFormulas() {
   const formulas = [];
   const problems = [];
@@ -108,6 +127,7 @@ function collectFormulas() {
     extractInline(text, file, formulas, problems);
     extractDisplay(text, file, formulas);
   }
+  extractGenerated(formulas);
   return { formulas, problems };
 }
 

@@ -459,11 +459,11 @@ function documentOf(source) {
   tables['worked-keys'] = {
     caption: 'The worked example, key by key: one query against 8 keys in two tiles of 4',
     columns: [
-      { label: 'Key j', numeric: true }, { label: 'Tile', numeric: true }, { label: 'Score s_j', numeric: true }, { label: 'Value v_j', numeric: true },
-      { label: 'Weight e^(s_j − m) when its tile arrives', numeric: true }, { label: 'Final probability p_j', numeric: true },
+      { label: 'Key\u00a0\\(j\\)', numeric: true }, { label: 'Tile', numeric: true }, { label: 'Score\u00a0\\(s_j\\)', numeric: true }, { label: 'Value\u00a0\\(v_j\\)', numeric: true },
+      { label: 'Weight \\(e^{s_j - m}\\) when its tile arrives', numeric: true }, { label: 'Final probability\u00a0\\(p_j\\)', numeric: true },
     ],
     rows: keyRows,
-    notes: ['Scores are q · k_j / √4. The weight column uses the running maximum m right after the key\'s own tile; the last column is the dense softmax over all 8 keys.'],
+    notes: ['Scores are \\(q \\cdot k_j / \\sqrt{4}\\). The weight column uses the running maximum \\(m\\) right after the key\'s own tile; the last column is the dense softmax over all 8 keys.'],
     source: `Computed by the core: \`flashForwardTrace\` (FlashAttention-2 loop, Br = 1, Bc = 4) and \`sdpa\` on the seeded example of the online-softmax figure (\`randomNormal\`, seed ${SEED}).`,
   };
 
@@ -491,11 +491,11 @@ function documentOf(source) {
   tables['worked-state'] = {
     caption: 'The worked example, tile by tile: the running state (m, ℓ, acc) of the query row',
     columns: [
-      { label: 'Step' }, { label: 'Tile max', numeric: true }, { label: 'Running max m', numeric: true }, { label: 'Rescale α = e^(m_old − m_new)', numeric: true },
+      { label: 'Step' }, { label: 'Tile max', numeric: true }, { label: 'Running max\u00a0\\(m\\)', numeric: true }, { label: 'Rescale \\(\\alpha = e^{m_\\text{old} - m_\\text{new}}\\)', numeric: true },
       { label: 'Running sum ℓ', numeric: true }, { label: 'Accumulator acc', numeric: true }, { label: 'Output acc / ℓ', numeric: true },
     ],
     rows: stateRows,
-    notes: [`The query is q = ${vec(input.q)}. At tile 1 the rescale factor is 0: nothing had been accumulated, so there is nothing to convert (the core's convention for m_old = −∞). The log-sum-exp m + log ℓ = ${f3(trace.lse[0])} matches the dense ${f3(dense.lse[0])}.`],
+    notes: [`The query is q = ${vec(input.q)}. At tile 1 the rescale factor is 0: nothing had been accumulated, so there is nothing to convert (the core's convention for \\(m_\\text{old} = -\\infty\\)). The log-sum-exp m + log ℓ = ${f3(trace.lse[0])} matches the dense ${f3(dense.lse[0])}.`],
     source: `Computed by the core: \`flashForwardTrace\` (FlashAttention-2 loop, Br = 1, Bc = 4) and \`sdpa\`, seed ${SEED} as in the online-softmax figure.`,
   };
 }

@@ -63,7 +63,7 @@ function part4Data(inference, flash) {
     const schemes = byContext[0];
     const mha = schemes.find((s) => s.scheme === 'mha');
     const rows = schemes.map((s, i) => [
-      s.scheme === 'gqa' ? `GQA (G = ${s.kvHeads})` : s.scheme === 'mla' ? `MLA (d_c = ${s.latentDim}, d_R = ${s.ropeDim})` : SCHEME_NAMES[s.scheme],
+      s.scheme === 'gqa' ? `GQA (G = ${s.kvHeads})` : s.scheme === 'mla' ? `MLA (\\(d_c\\) = ${s.latentDim}, \\(d_R\\) = ${s.ropeDim})` : SCHEME_NAMES[s.scheme],
       cachedPerLayer(s),
       bytes(s.bytesPerToken),
       ...byContext.map((c) => bytes(c[i].bytesPerRequest)),
@@ -78,7 +78,7 @@ function part4Data(inference, flash) {
       ],
       rows,
       notes: [
-        'Binary units (1 KiB = 1,024 bytes, 1 GiB = 1,024³ bytes). MHA, MQA and GQA: 2 × L × H_kv × d_h × 2 bytes. MLA: L × (d_c + d_R) × 2 bytes, with DeepSeek-V2\'s latent width d_c = 512 and RoPE key width d_R = 64 put on this shape (a what-if: no Llama model uses MLA).',
+        'Binary units (1 KiB = 1,024 bytes, 1 GiB = 1,024³ bytes). MHA, MQA and GQA: \\(2 \\times L \\times H_{kv} \\times d_h \\times 2\\) bytes. MLA: \\(L \\times (d_c + d_R) \\times 2\\) bytes, with DeepSeek-V2\'s latent width \\(d_c = 512\\) and RoPE key width \\(d_R = 64\\) put on this shape (a what-if: no Llama model uses MLA).',
       ],
       source: `Computed by ${CORE_KV}; the formulas follow ${DSV2}, Table 1.`,
     };
@@ -175,14 +175,14 @@ function part4Data(inference, flash) {
     ];
     const rows = runs.map((r) => {
       const m = inference.mlaCompare(r);
-      return [`${r.heads} heads, d_c = ${r.latentDim}, d_R = ${r.ropeDim}, ${r.seqLen} tokens, ${r.queryLen === 1 ? 'one decode query' : 'every token a query (causal)'}`,
+      return [`${r.heads} heads, \\(d_c\\) = ${r.latentDim}, \\(d_R\\) = ${r.ropeDim}, ${r.seqLen} tokens, ${r.queryLen === 1 ? 'one decode query' : 'every token a query (causal)'}`,
         integer(m.explicitCacheElementsPerToken), integer(m.absorbedCacheElementsPerToken), m.maxAbsDiff.toExponential(1)];
     });
     tables['mla-absorbed'] = {
-      caption: 'MLA computed two ways on seeded random weights: per-head K and V rebuilt from the latent (explicit), or attention taken against the latent itself with W_UK and W_UV absorbed',
+      caption: 'MLA computed two ways on seeded random weights: per-head K and V rebuilt from the latent (explicit), or attention taken against the latent itself with \\(W^{UK}\\) and \\(W^{UV}\\) absorbed',
       columns: [{ label: 'Layer' }, { label: 'Cached per token, explicit', numeric: true }, { label: 'Cached per token, absorbed', numeric: true }, { label: 'Largest output difference', numeric: true }],
       rows,
-      notes: ['Both forms in double precision; the difference is rounding. Query and key heads have d_h = 16 dimensions from the latent plus d_R = 8 rotated by RoPE.'],
+      notes: ['Both forms in double precision; the difference is rounding. Query and key heads have \\(d_h = 16\\) dimensions from the latent plus \\(d_R = 8\\) rotated by RoPE.'],
       source: `Computed by the core (\`mlaCompare\`: core/include/attn/attention/mla.hpp), following ${DSV2}, §2.1.`,
     };
   }
@@ -262,7 +262,7 @@ function part4Data(inference, flash) {
       ],
       rows,
       notes: [
-        `Expected tokens (1 − α^(γ+1)) ÷ (1 − α); (the paper's Eq. 1); speed-up = that ÷ (cγ + 1) (its Theorem 3.8), with α taken as the same for every token. A Monte-Carlo run of the acceptance process at α = ${ALPHA}, γ = ${GAMMA} (${integer(RUNS)} runs, seed ${SEED}) gives ${fixed(sim.meanTokens, 3)} ± ${fixed(sim.stderrTokens, 3)} tokens.`,
+        `Expected tokens \\((1 - \\alpha^{\\gamma+1}) / (1 - \\alpha)\\) (the paper's Eq. 1); speed-up = that ÷ (cγ + 1) (its Theorem 3.8), with α taken as the same for every token. A Monte-Carlo run of the acceptance process at α = ${ALPHA}, γ = ${GAMMA} (${integer(RUNS)} runs, seed ${SEED}) gives ${fixed(sim.meanTokens, 3)} ± ${fixed(sim.stderrTokens, 3)} tokens.`,
       ],
       source: 'Computed by the core (`speculativeDecoding`, `simulateSpeculativeDecoding`: core/include/attn/attention/speculative.hpp), following Leviathan, Kalman & Matias 2023 (arXiv:2211.17192), §3.',
     };
@@ -318,7 +318,7 @@ function part4Data(inference, flash) {
         e.groups === shape.heads ? `${e.groups} (MHA, unchanged)` : e.groups === 1 ? '1 (MQA)' : String(e.groups),
         ...runs.map((r) => perCent(r[i].relativeChange)),
       ]),
-      notes: [`Relative change ‖O_G − O‖ / ‖O‖ of the ${shape.heads} heads' outputs on ${shape.seqLen} random tokens (model width ${shape.modelDim}, heads of ${shape.headDim}). "Alike" mixes one shared K/V block into every head: each head's projection is s × shared + √(1 − s²) × its own.`],
+      notes: [`Relative change \\(\\lVert O_G - O \\rVert / \\lVert O \\rVert\\) of the ${shape.heads} heads' outputs on ${shape.seqLen} random tokens (model width ${shape.modelDim}, heads of ${shape.headDim}). "Alike" mixes one shared K/V block into every head: each head's projection is s × shared + √(1 − s²) × its own.`],
       source: 'Computed by the core: `gqaConversion` (`mean_pool_kv_heads`, `similar_head_projections` and `gqa_conversion_effects` in `attn/kvcache/gqa_conversion.hpp`), attention by `sdpa` in double.',
     };
     values['gqa.independent.g1'] = perCent(runs[0].at(-1).relativeChange);

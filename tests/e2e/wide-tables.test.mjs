@@ -90,9 +90,12 @@ for (const post of posts) {
       return {
         columns, stacked: t.classList.contains('stack'), overflow: t.scrollWidth - t.clientWidth,
         offScreen: cells.filter((c) => c.getBoundingClientRect().right > innerWidth + 0.5).length,
-        unlabelled: cells.filter((c) => !c.dataset.label).length,
-        // A value and its label share the cell's line: the label's box starts where the cell does.
-        labelShown: cells.slice(1).every((c) => c.matches(':first-child') || getComputedStyle(c, '::before').content.includes(c.dataset.label)),
+        unlabelled: cells.filter((c) => !c.querySelector(':scope > .stack-label')).length,
+        // Each value beside its label: the label shown, on the value's line, to its left.
+        labelShown: cells.filter((c) => !c.matches(':first-child')).every((c) => {
+          const label = c.querySelector(':scope > .stack-label').getBoundingClientRect(), value = c.querySelector(':scope > .stack-value').getBoundingClientRect();
+          return label.width > 0 && label.right <= value.left && Math.abs(label.top - value.top) < 4;
+        }),
       };
     }));
     const wide = report.filter((t) => t.columns >= 3);

@@ -9,6 +9,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,8 +18,19 @@ export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 export const siteDir = resolve(repoRoot, process.env.SITE_DIR ?? 'public');
 
 // Entities and tags out, whitespace collapsed: the text a reader sees (minified HTML drops quotes).
+// Inline math \(TeX\) in a generated table's string, as the page shows it: the KaTeX HTML that
+// scripts/render-math.mjs rendered for it (keyed as partials/math/render.html keys it).
+const katexData = JSON.parse(readFileSync(join(repoRoot, 'site', 'data', 'katex.json'), 'utf8'));
+const inlineMath = (fragment) => fragment.replace(/\\\((.+?)\\\)/g, (_, tex) => {
+  const key = createHash('sha1').update(`${tex.replace(/[ \t\n\r\f]+/g, ' ').trim()}|inline`, 'utf8').digest('hex');
+  return katexData[key] ?? `\\(${tex}\\)`;
+});
+
+// A cell's text as a wide screen shows it: without the copy of its column's name that a phone's
+// stacked table shows (partials/post/stacked-tables.html).
 export function textOf(fragment) {
-  return fragment
+  return inlineMath(fragment)
+    .replace(/<small class="?stack-label"?[^>]*>[\s\S]*?<\/small>/g, ' ')
     .replace(/<(script|style|annotation)\b[^>]*>[\s\S]*?<\/\1>/gi, ' ')
     .replace(/<[^>]+>/g, ' ')
     .replace(/&nbsp;/g, ' ').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"')
