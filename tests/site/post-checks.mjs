@@ -17,7 +17,6 @@ import { fileURLToPath } from 'node:url';
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 export const siteDir = resolve(repoRoot, process.env.SITE_DIR ?? 'public');
 
-// Entities and tags out, whitespace collapsed: the text a reader sees (minified HTML drops quotes).
 // Inline math \(TeX\) in a generated table's string, as the page shows it: the KaTeX HTML that
 // scripts/render-math.mjs rendered for it (keyed as partials/math/render.html keys it).
 const katexData = JSON.parse(readFileSync(join(repoRoot, 'site', 'data', 'katex.json'), 'utf8'));
@@ -26,8 +25,9 @@ const inlineMath = (fragment) => fragment.replace(/\\\((.+?)\\\)/g, (_, tex) => 
   return katexData[key] ?? `\\(${tex}\\)`;
 });
 
-// A cell's text as a wide screen shows it: without the copy of its column's name that a phone's
-// stacked table shows (partials/post/stacked-tables.html).
+// Entities and tags out, whitespace collapsed: the text a reader sees on a wide screen (minified
+// HTML drops quotes), so without the copies of column names that a phone's stacked table shows
+// (partials/post/stacked-tables.html). A generated string's math becomes the page's KaTeX first.
 export function textOf(fragment) {
   return inlineMath(fragment)
     .replace(/<small class="?stack-label"?[^>]*>[\s\S]*?<\/small>/g, ' ')
