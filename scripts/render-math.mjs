@@ -38,7 +38,8 @@ function normalizeTex(tex) {
   return tex.replace(/[ \t\n\r\f]+/g, ' ').replace(/^ /, '').replace(/ $/, '');
 }
 
-function mathKey(tex, mode) {
+/** The key of a formula in site/data/katex.json (the tests look formulas up by it too). */
+export function mathKey(tex, mode) {
   return createHash('sha1').update(`${normalizeTex(tex)}|${mode}`, 'utf8').digest('hex');
 }
 
@@ -101,15 +102,18 @@ function hasTexComment(tex) {
   return /(^|[^\\])(\\\\)*%/.test(tex);
 }
 
-// Inline math in the posts' computed tables (site/data/generated/*.json): \(TeX\) inside any string,
-// which the data-table shortcode renders through partials/math/text.html.
+/** Inline math \(TeX\) in a string of a computed table (site/data/generated/*.json), which the
+ *  data-table shortcode renders through partials/math/text.html; group 1 is the TeX. */
+export const INLINE_IN_TEXT = /\\\((.+?)\\\)/g;
+
+// Every such formula of the computed tables.
 function extractGenerated(formulas) {
   if (!existsSync(generatedDir)) return;
   for (const name of readdirSync(generatedDir).filter((n) => n.endsWith('.json')).sort()) {
     const file = relative(repoRoot, join(generatedDir, name));
     const walk = (value) => {
       if (typeof value === 'string') {
-        for (const m of value.matchAll(/\\\((.+?)\\\)/g)) formulas.push({ tex: m[1], mode: 'inline', file, line: 0 });
+        for (const m of value.matchAll(INLINE_IN_TEXT)) formulas.push({ tex: m[1], mode: 'inline', file, line: 0 });
       } else if (value && typeof value === 'object') {
         Object.values(value).forEach(walk);
       }
@@ -198,4 +202,5 @@ function main() {
   console.log(`Wrote ${relative(repoRoot, dataFile)} (${Object.keys(rendered).length} formulas).`);
 }
 
-main();
+// Run as a script (make math); imported by the tests for mathKey and INLINE_IN_TEXT.
+if (process.argv[1] === fileURLToPath(import.meta.url)) main();

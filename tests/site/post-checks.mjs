@@ -9,21 +9,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { INLINE_IN_TEXT, mathKey } from '../../scripts/render-math.mjs';
 
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 export const siteDir = resolve(repoRoot, process.env.SITE_DIR ?? 'public');
 
 // Inline math \(TeX\) in a generated table's string, as the page shows it: the KaTeX HTML that
-// scripts/render-math.mjs rendered for it (keyed as partials/math/render.html keys it).
+// scripts/render-math.mjs rendered for it.
 const katexData = JSON.parse(readFileSync(join(repoRoot, 'site', 'data', 'katex.json'), 'utf8'));
-const inlineMath = (fragment) => fragment.replace(/\\\((.+?)\\\)/g, (_, tex) => {
-  const key = createHash('sha1').update(`${tex.replace(/[ \t\n\r\f]+/g, ' ').trim()}|inline`, 'utf8').digest('hex');
-  return katexData[key] ?? `\\(${tex}\\)`;
-});
+const inlineMath = (fragment) => fragment.replace(INLINE_IN_TEXT, (whole, tex) => katexData[mathKey(tex, 'inline')] ?? whole);
 
 // Entities and tags out, whitespace collapsed: the text a reader sees on a wide screen (minified
 // HTML drops quotes), so without the copies of column names that a phone's stacked table shows
