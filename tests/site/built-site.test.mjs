@@ -77,7 +77,7 @@ test('no KaTeX error and no leftover placeholder or shortcode', () => {
     const problems = [];
     if (html.includes('katex-error')) problems.push('contains a katex-error');
     if (/nestedhtml[0-9a-f]{40}end/.test(html)) problems.push('contains a nested-shortcode placeholder (layouts/partials/nested)');
-    if (/<!--m\[-->|<!--\]m-->/.test(html)) problems.push('contains a math mark of the m shortcode (layouts/partials/post/content.html)');
+    if (/<!--m\[-->|<!--\]m-->/.test(html)) problems.push('contains a math mark of the m shortcode (layouts/partials/post/math-punct.html)');
     if (html.includes('&amp;amp;')) problems.push('contains a doubly escaped ampersand (&amp;amp;)');
     if (/\bid="?[^\s">]*hahahugoshortcode/i.test(html)) problems.push('a heading id contains a shortcode placeholder: give the heading an explicit {#id}');
     else if (/hahahugoshortcode/i.test(html)) problems.push('contains a Hugo shortcode placeholder');
@@ -102,7 +102,7 @@ function inlineFormulas(html) {
   return out;
 }
 
-test('an inline formula keeps the punctuation after it on its line (layouts/partials/post/content.html)', () => {
+test('an inline formula keeps the punctuation after it on its line (layouts/partials/post/math-punct.html)', () => {
   const formulas = pages.flatMap(({ text }) => inlineFormulas(text));
   assert.ok(formulas.filter((f) => f.bound).length > 50, 'the posts have inline formulas followed by punctuation');
   assertEveryPage((html) => inlineFormulas(html).filter((f) => /[.,;:!?)]/.test(f.next) && !f.bound)
