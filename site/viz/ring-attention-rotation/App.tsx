@@ -10,7 +10,7 @@ import { Segmented } from '../shared/Segmented';
 import { fmt, fmtBytes, fmtInt, fmtSeconds } from '../shared/format';
 import { TimelineScrubber } from '../shared/TimelineScrubber';
 import { MergeTable } from './MergeTable';
-import { DEVICES, fmtGBs, fmtTokens, GPU_NAME, LINKS_GBS, MODEL_NAME, PRECISION_NAME, SEQ_LENS, stepLabels, TRACE_HEAD_DIM, type Figure } from './model';
+import { DEVICES, fmtGBs, fmtTokens, GPU_NAME, LINKS_GBS, PRECISION_NAME, SEQ_LENS, stepLabels, TRACE_HEAD_DIM, type Figure } from './model';
 import { fmtError, narration } from './narration';
 import { Ring } from './Ring';
 import type { FigureState } from './state';
@@ -75,7 +75,7 @@ export function App({ state }: { state: FigureState }) {
         </Fold>
         <Timeline figure={f} clock={clock} />
       </div>
-      <p class="model-note">One attention layer of {MODEL_NAME} ({f.head.qHeads} query heads, {f.head.kvHeads} K/V heads, d = {f.head.headDim}, {PRECISION_NAME}) on {GPU_NAME}s at peak; the link bandwidth is your assumption, not a sourced figure. The merge below is computed exactly on a small seeded stand-in.</p>
+      <p class="model-note">One attention layer of {f.head.name} ({f.head.qHeads} query heads, {f.head.kvHeads} K/V heads, d = {f.head.headDim}, {PRECISION_NAME}) on {GPU_NAME}s at peak; the link bandwidth is your assumption, not a sourced figure. The merge below is computed exactly on a small seeded stand-in.</p>
       <div class="lower">
         <ReadoutAtStep state={state} />
         <Fold more="Merge of one query" fewer="Hide the merge" class="merge-fold">

@@ -13,7 +13,6 @@ export const PRECISION_NAME = 'BF16';
 // Part 4's ring table and its worked example use the same model, precision and default ring
 // (scripts/post-data/part4.mjs), so the figure opens on the numbers the text quotes.
 export const MODEL = 'llama3-70b';
-export const MODEL_NAME = 'Llama 3.1 70B';
 /** The stand-in problem whose merge is computed exactly: this many tokens per device, head dim 16. */
 export const TRACE_TOKENS_PER_DEVICE = 6;
 export const TRACE_HEAD_DIM = 16;
@@ -31,7 +30,8 @@ export interface Config {
 }
 export const DEFAULT_CONFIG: Config = { seqLen: 131072, devices: 4, linkGBs: 50 };
 
-export interface Head { qHeads: number; kvHeads: number; headDim: number }
+/** The preset's heads and its name, as the core has them. */
+export interface Head { name: string; qHeads: number; kvHeads: number; headDim: number }
 
 export interface StepTimes {
   start: number;   // seconds from the start of the rotation
@@ -67,7 +67,7 @@ function checkConfig(c: Config) {
 
 export function modelHead(core: AttnInference): Head {
   const kv = core.kvCacheBytes({ model: MODEL, contextTokens: 1 });
-  return { qHeads: kv.qHeads, kvHeads: kv.kvHeads, headDim: kv.headDim };
+  return { name: core.modelPreset(MODEL).name, qHeads: kv.qHeads, kvHeads: kv.kvHeads, headDim: kv.headDim };
 }
 
 // The stand-in's merge depends on the device count alone: one trace per count, kept.

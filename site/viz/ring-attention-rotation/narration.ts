@@ -1,6 +1,6 @@
 // One paragraph per stop of the rotation, with that step's numbers from the core.
 import { fmt, fmtBytes, fmtInt as n, fmtSeconds } from '../shared/format';
-import { GPU_NAME, MODEL_NAME, PRECISION_NAME, traceAt, type Figure } from './model';
+import { GPU_NAME, PRECISION_NAME, traceAt, type Figure } from './model';
 import { WATCH_DEVICE, WATCH_ROW } from './MergeTable';
 
 export const fmtError = (e: number) => (e === 0 ? '0' : e.toExponential(1).replace('-', '−'));
@@ -10,7 +10,7 @@ export function narration(f: Figure, step: number): string {
   const q = traceAt(f, 0, WATCH_DEVICE).qBegin + WATCH_ROW;
   if (step === 0) {
     const s = f.steps[0];
-    return `${P} GPUs each hold ${n(f.shardTokens)} tokens of Q and the same positions' K/V (${fmtBytes(timing.kvShardBytes)} per shard for one ${MODEL_NAME} layer). Step 1: each attends its queries to its own K/V shard, ${fmtSeconds(s.compute)} at the ${GPU_NAME}'s ${PRECISION_NAME} peak, while sending that shard to its right neighbour, ${fmtSeconds(s.send)} at ${f.config.linkGBs} GB/s.`;
+    return `${P} GPUs each hold ${n(f.shardTokens)} tokens of Q and the same positions' K/V (${fmtBytes(timing.kvShardBytes)} per shard for one ${f.head.name} layer). Step 1: each attends its queries to its own K/V shard, ${fmtSeconds(s.compute)} at the ${GPU_NAME}'s ${PRECISION_NAME} peak, while sending that shard to its right neighbour, ${fmtSeconds(s.send)} at ${f.config.linkGBs} GB/s.`;
   }
   const last = f.steps[step - 1], e = traceAt(f, step - 1, WATCH_DEVICE);
   const merged = `GPU ${WATCH_DEVICE} merged shard ${e.kvShard} (shard m = ${fmt(e.blockM[WATCH_ROW])}, ℓ = ${fmt(e.blockL[WATCH_ROW])}) into query ${q}'s state: m = ${fmt(e.m[WATCH_ROW])}, ℓ = ${fmt(e.l[WATCH_ROW])}.`;
